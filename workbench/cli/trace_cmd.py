@@ -1,0 +1,10 @@
+"""`workbench trace` (being written)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("trace", help="(not built yet)")
+    p.set_defaults(func=lambda a: 2)

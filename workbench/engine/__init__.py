@@ -1,0 +1,1 @@
+"""The engine: everything that touches jax. Never imports Qt (import-linter checks it)."""

@@ -1,0 +1,1 @@
+"""pyqtgraph plot widgets and items. Never imports jax (import-linter checks it)."""

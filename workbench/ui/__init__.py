@@ -1,0 +1,1 @@
+"""The Qt user interface. Never imports jax (import-linter checks it)."""
