@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def report_error(exc: BaseException, prog: str = "workbench") -> int:
-    """Print a WorkbenchError as one line (plus the hint and editor frames) and return its status."""
+    """Print a WorkbenchError as one line (then hint and editor frames); return its status."""
     from workbench.engine.errors import UserCodeError, WorkbenchError
 
     if isinstance(exc, UserCodeError):

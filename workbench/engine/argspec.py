@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from workbench.engine.errors import UsageError
 
@@ -61,7 +61,7 @@ class SequenceSpec:
     kind: str = "tuple"  # "tuple" or "list"
 
 
-Spec = Union[ArraySpec, LiteralSpec, SequenceSpec]
+Spec = ArraySpec | LiteralSpec | SequenceSpec
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -109,7 +109,7 @@ class _Parser:
     def fail(self, what: str, tok: _Tok | None = None) -> ArgSpecError:
         tok = tok if tok is not None else self.peek()
         where = f"column {tok.col}" if tok else "the end"
-        return ArgSpecError(f"argument {self.arg}: {what} at {where} of {self.text.strip()!r}")
+        return ArgSpecError(f"argument {self.arg} ({where} of {self.text.strip()!r}): {what}")
 
     def take(self, text: str) -> _Tok:
         tok = self.peek()
@@ -171,7 +171,9 @@ class _Parser:
             if tok is not None and tok.text == ",":
                 self.i += 1
                 trailing_comma = True
-            elif tok is None or tok.text != close:
+            elif tok is None:
+                raise self.fail(f"unclosed {open_tok.text!r} opened at column {open_tok.col}")
+            elif tok.text != close:
                 raise self.fail(f"expected ',' or {close!r}")
         kind = "tuple" if close == ")" else "list"
         if kind == "tuple" and len(items) == 1 and not trailing_comma:
@@ -196,7 +198,7 @@ class _Parser:
                 break
             if d.kind == "number":
                 if not re.fullmatch(r"\d+", d.text):
-                    raise self.fail(f"dimension {d.text!r} is not a whole number >= 0", d)
+                    raise self.fail(f"bad dimension {d.text!r}: not a whole number >= 0", d)
                 dims.append(int(d.text))
             elif d.kind == "name" and d.text not in DTYPES:
                 dims.append(d.text)
@@ -206,7 +208,9 @@ class _Parser:
             nxt = self.peek()
             if nxt is not None and nxt.text == ",":
                 self.i += 1
-            elif nxt is None or nxt.text != "]":
+            elif nxt is None:
+                raise self.fail("unclosed shape '['")
+            elif nxt.text != "]":
                 raise self.fail("expected ',' or ']' in shape")
         return ArraySpec(tok.text, tuple(dims))
 

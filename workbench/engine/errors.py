@@ -50,7 +50,8 @@ class Explanation:
         return asdict(self)
 
     def one_line(self) -> str:
-        where = f"{self.file}:{self.line}: " if self.file and self.line else ""
+        name = self.file.replace("\\", "/").rsplit("/", 1)[-1] if self.file else ""
+        where = f"{name}:{self.line}: " if name and self.line else ""
         return f"{where}{self.title}"
 
 

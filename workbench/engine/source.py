@@ -172,7 +172,7 @@ def load_source(
 
 
 def _defined_in(obj: Any, filename: str) -> Callable[..., Any] | None:
-    """The plain Python function behind ``obj`` (unwrapping jit and friends) if the editor made it."""
+    """The plain function behind ``obj`` (jit and friends unwrapped) if the editor made it."""
     try:
         inner = inspect.unwrap(obj)
     except ValueError:

@@ -72,7 +72,9 @@ class PreparedCall:
         return [format_args([s]) for s in self.specs]
 
 
-def bind_static(fn: Callable[..., Any], specs: Sequence[Spec]) -> tuple[Callable[..., Any], tuple[Spec, ...], dict[int, Any]]:
+def bind_static(
+    fn: Callable[..., Any], specs: Sequence[Spec]
+) -> tuple[Callable[..., Any], tuple[Spec, ...], dict[int, Any]]:
     """Close over literal arguments so transforms see only the traced ones.
 
     A literal such as ``3`` is a concrete Python value inside the function, as it
@@ -90,7 +92,7 @@ def bind_static(fn: Callable[..., Any], specs: Sequence[Spec]) -> tuple[Callable
         return fn(*full)
 
     bound.__name__ = getattr(fn, "__name__", "f")
-    bound.__wrapped_user__ = fn  # type: ignore[attr-defined]
+    bound.__wrapped__ = fn  # type: ignore[attr-defined]  # JAX names and locates the user function
     return bound, dynamic, statics
 
 
@@ -121,4 +123,5 @@ def prepare(
     for t in transforms:
         _transform(t)
     bound, dynamic, statics = bind_static(fn, specs)
-    return PreparedCall(name, specs, tuple(transforms), compose(bound, transforms), dynamic, statics)
+    composed = compose(bound, transforms)
+    return PreparedCall(name, specs, tuple(transforms), composed, dynamic, statics)

@@ -1,0 +1,379 @@
+"""The error catalog, each case triggered for real through load_source + prepare + JAX.
+
+Every source marks the line where the mistake is with ``# mistake``; the
+explanation must point there.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jax
+import pytest
+
+from workbench.engine.argspec import example_values
+from workbench.engine.catalog import catalog_entries, explain
+from workbench.engine.errors import Explanation, UserCodeError
+from workbench.engine.source import load_source
+from workbench.engine.transforms import prepare
+
+ROOT = Path(__file__).resolve().parents[2]
+FILE = "editor.py"
+ERRORS = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
+API = "https://docs.jax.dev/en/latest/_autosummary/"
+
+
+def mistake_line(source: str) -> int:
+    (line,) = [i for i, text in enumerate(source.splitlines(), 1) if "# mistake" in text]
+    return line
+
+
+def trigger(
+    source: str, func: str, args: str, transforms=(), *, call: bool = False
+) -> Explanation:
+    """Load, prepare and trace (or call) ``func``; return the catalog's explanation."""
+    loaded = load_source(source, FILE)
+    prepared = prepare(loaded, func, args, transforms)
+    values = example_values(prepared.dynamic_specs)
+    with pytest.raises(Exception) as info:  # noqa: B017 - any user-code error is the point
+        if call:
+            prepared.fn(*values)
+        else:
+            jax.make_jaxpr(prepared.fn)(*values)
+    return explain(info.value, FILE, function=prepared.fn)
+
+
+def check(ex: Explanation, kind: str, line: int, doc_url: str | None = None) -> None:
+    assert ex.kind == kind, (ex.kind, ex.message)
+    assert ex.line == line, (ex.line, ex.traceback)
+    assert ex.file == FILE
+    assert ex.title.strip() and "\n" not in ex.title
+    assert ex.hint.strip()
+    assert ex.message.strip()
+    if doc_url is not None:
+        assert ex.doc_url == doc_url
+    for row in ex.traceback.splitlines():
+        if row.startswith("  File "):
+            assert row.startswith(f'  File "{FILE}"'), ex.traceback
+
+
+# (id, source, function, args, transforms, call instead of trace, kind, doc url)
+CASES = [
+    (
+        "tracer-bool",
+        "def f(x):\n    if x > 0:  # mistake\n        return x\n    return -x\n",
+        "f", "f32[]", ["jit"], False, "tracer-bool", ERRORS + "TracerBoolConversionError",
+    ),
+    (
+        "float-of-tracer",
+        "def f(x):\n    y = float(x)  # mistake\n    return y\n",
+        "f", "f32[]", ["jit"], False, "concretization", ERRORS + "ConcretizationTypeError",
+    ),
+    (
+        "traced-shape",
+        "def f(x, n):\n    z = jnp.zeros(n)  # mistake\n    return z + x\n",
+        "f", "f32[], i32[]", ["jit"], False, "traced-shape",
+        "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#dynamic-shapes",
+    ),
+    (
+        "range-of-tracer",
+        "def f(x, n):\n    s = x\n    for _ in range(n):  # mistake\n        s = s * 2\n"
+        "    return s\n",
+        "f", "f32[], i32[]", ["jit"], False, "tracer-int", ERRORS + "TracerIntegerConversionError",
+    ),
+    (
+        "numpy-on-tracer",
+        "def f(x):\n    return np.sin(x)  # mistake\n",
+        "f", "f32[3]", ["jit"], False, "tracer-to-numpy", ERRORS + "TracerArrayConversionError",
+    ),
+    (
+        "boolean-mask",
+        "def f(x):\n    pos = x[x > 0]  # mistake\n    return pos.sum()\n",
+        "f", "f32[4]", ["jit"], False, "boolean-mask", ERRORS + "NonConcreteBooleanIndexError",
+    ),
+    (
+        "in-place",
+        "def f(x):\n    x[0] = 1.0  # mistake\n    return x\n",
+        "f", "f32[3]", [], True, "in-place-update",
+        API + "jax.numpy.ndarray.at",  # prefix: JAX's own link, reused
+    ),
+    (
+        "grad-non-scalar",
+        "def f(x):\n    y = jnp.sin(x)\n    return y * 2  # mistake\n",
+        "f", "f32[3]", ["grad"], False, "grad-non-scalar", API + "jax.grad.html",
+    ),
+    (
+        "grad-int-input",
+        "def f(n):  # mistake\n    return n * 2.0\n",
+        "f", "i32[]", ["grad"], False, "grad-int-input", API + "jax.grad.html",
+    ),
+    (
+        "grad-int-output",
+        "def f(x):\n    y = jnp.round(x)\n    return y.astype(jnp.int32)  # mistake\n",
+        "f", "f32[]", ["grad"], False, "grad-int-output", API + "jax.grad.html",
+    ),
+    (
+        "dot-shape",
+        "def f(a, b):\n    return jnp.dot(a, b)  # mistake\n",
+        "f", "f32[3], f32[4]", [], True, "dot-shape", API + "jax.numpy.dot.html",
+    ),
+    (
+        "broadcast-shape",
+        "def f(a, b):\n    return a * b  # mistake\n",
+        "f", "f32[3], f32[4]", ["jit"], False, "broadcast-shape", None,
+    ),
+    (
+        "list-argument",
+        "def f(x):\n    return x + jnp.sum([1.0, 2.0])  # mistake\n",
+        "f", "f32[]", [], True, "list-argument", None,
+    ),
+    (
+        "vmap-in-code",
+        "def add(a, b):\n    return a + b\n\n"
+        "def f(x, y):\n    return jax.vmap(add)(x, y)  # mistake\n",
+        "f", "f32[3], f32[4]", [], False, "vmap-axis-size", API + "jax.vmap.html",
+    ),
+    (
+        "vmap-transform",
+        "def f(x, y):  # mistake\n    return x + y\n",
+        "f", "f32[3], f32[4]", ["vmap"], False, "vmap-axis-size", API + "jax.vmap.html",
+    ),
+    (
+        "cond-branches",
+        "def f(x):\n    return lax.cond(x > 0, lambda v: v,  # mistake\n"
+        "                    lambda v: jnp.stack([v, v]), x)\n",
+        "f", "f32[]", [], False, "cond-branch-types", API + "jax.lax.cond.html",
+    ),
+    (
+        "scan-carry",
+        "def f(xs):\n    def step(c, x):\n        return c + x, x\n"
+        "    return lax.scan(step, jnp.int32(0), xs)  # mistake\n",
+        "f", "f32[3]", [], False, "scan-carry-type", API + "jax.lax.scan.html",
+    ),
+    (
+        "while-carry",
+        "def f(x):\n    return lax.while_loop(lambda c: c < 10, lambda c: c + x,  # mistake\n"
+        "                          jnp.int32(0))\n",
+        "f", "f32[]", [], False, "while-carry-type", API + "jax.lax.while_loop.html",
+    ),
+    (
+        "generic",
+        "def f(x):\n    table = {'a': x}\n    return table['b']  # mistake\n",
+        "f", "f32[]", ["jit"], False, "exception", None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "source,func,args,transforms,call,kind,doc_url",
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_case_is_explained_at_the_mistake(source, func, args, transforms, call, kind, doc_url):
+    ex = trigger(source, func, args, transforms, call=call)
+    if kind == "in-place-update":
+        assert ex.doc_url.startswith(doc_url)
+        doc_url = None
+    check(ex, kind, mistake_line(source), doc_url)
+
+
+def test_title_is_one_line_and_message_keeps_jax_text():
+    source = CASES[[c[0] for c in CASES].index("cond-branches")][1]
+    ex = trigger(source, "f", "f32[]")
+    assert "\n" not in ex.title
+    assert "\n" in ex.message and "true_fun" in ex.message
+
+
+def test_generic_title_is_type_and_first_line():
+    source = "def f(x):\n    raise ValueError('bad value\\nsecond line')  # mistake\n"
+    ex = trigger(source, "f", "f32[]", call=True)
+    check(ex, "exception", 2)
+    assert ex.title == "ValueError: bad value"
+    assert ex.exception_type == "ValueError"
+    assert ex.doc_url is None
+
+
+BRANCHY = "def f(x):\n    if x > 0:  # mistake\n        return x * x\n    return -x\n"
+
+
+@pytest.mark.parametrize(
+    "transforms", [["jit"], ["grad"], ["vmap"], ["grad", "jit"], ["jit", "vmap"], ["jacfwd"]]
+)
+def test_editor_line_found_under_every_transform(transforms):
+    args = "f32[3]" if "vmap" in transforms else "f32[]"
+    ex = trigger(BRANCHY, "f", args, transforms)
+    check(ex, "tracer-bool", 2, ERRORS + "TracerBoolConversionError")
+    assert ex.column == 8  # 1-based column of `x > 0`
+
+
+@pytest.fixture
+def traceback_filtering():
+    before = jax.config.jax_traceback_filtering
+    yield lambda mode: jax.config.update("jax_traceback_filtering", mode)
+    jax.config.update("jax_traceback_filtering", before)
+
+
+@pytest.mark.parametrize("mode", ["off", "tracebackhide", "remove_frames", "quiet_remove_frames"])
+def test_editor_line_found_in_every_traceback_filtering_mode(traceback_filtering, mode):
+    traceback_filtering(mode)
+    ex = trigger(BRANCHY, "f", "f32[]", ["jit"])
+    check(ex, "tracer-bool", 2)
+    # the explanation's traceback holds only editor frames, whatever JAX kept
+    assert ex.traceback.count('File "editor.py"') == 1
+
+
+LEAK = """\
+saved = []
+
+def keep(x):
+    saved.append(x)
+    return x
+
+def use(x):
+    return saved[0] + x  # mistake
+"""
+
+
+def test_leaked_tracer():
+    loaded = load_source(LEAK, FILE)
+    keep = prepare(loaded, "keep", "f32[]", ["jit"])
+    keep.fn(*example_values(keep.dynamic_specs))
+    use = prepare(loaded, "use", "f32[]")
+    with pytest.raises(jax.errors.UnexpectedTracerError) as info:
+        use.fn(*example_values(use.dynamic_specs))
+    check(explain(info.value, FILE), "leaked-tracer", mistake_line(LEAK),
+          ERRORS + "UnexpectedTracerError")
+
+
+KEY_REUSE = """\
+def f(x):
+    key = jax.random.key(0)
+    a = jax.random.normal(key)
+    b = jax.random.normal(key)  # mistake
+    return x + a + b
+"""
+
+
+def test_key_reuse():
+    loaded = load_source(KEY_REUSE, FILE)
+    prepared = prepare(loaded, "f", "f32[]")
+    with jax.debug_key_reuse(True), pytest.raises(jax.errors.KeyReuseError) as info:
+        prepared.fn(*example_values(prepared.dynamic_specs))
+    check(explain(info.value, FILE), "key-reuse", mistake_line(KEY_REUSE),
+          ERRORS + "KeyReuseError")
+
+
+# Out of memory, for real: a 4 GiB float32 array in a child process whose address
+# space is capped at 1 GiB above what it already uses after JAX started, on CPU.
+# XLA's allocator fails cleanly with RESOURCE_EXHAUSTED; nothing is ever touched.
+OOM_SCRIPT = r'''
+import json, resource
+import jax.numpy as jnp
+from workbench.engine.catalog import explain
+from workbench.engine.source import load_source
+from workbench.engine.transforms import prepare
+
+SOURCE = "def big(n):\n    y = jnp.ones((n,), jnp.float32)  # mistake\n    return y * 2\n"
+loaded = load_source(SOURCE, "editor.py")
+prepared = prepare(loaded, "big", str(1 << 30))
+jnp.zeros(3).block_until_ready()
+with open("/proc/self/status") as f:
+    used = next(int(r.split()[1]) * 1024 for r in f if r.startswith("VmSize:"))
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+cap = used + (1 << 30)
+if hard != resource.RLIM_INFINITY:
+    cap = min(cap, hard)
+resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+try:
+    prepared.fn().block_until_ready()
+    result = None
+except Exception as exc:
+    result = explain(exc, "editor.py", function=prepared.fn).to_dict()
+print("RESULT " + json.dumps(result))
+'''
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and RLIMIT_AS")
+def test_out_of_memory_in_a_capped_child_process():
+    env = {"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", OOM_SCRIPT], cwd=ROOT, env=env,
+        capture_output=True, text=True, timeout=120,
+    )
+    rows = [r for r in done.stdout.splitlines() if r.startswith("RESULT ")]
+    assert rows, done.stdout + done.stderr
+    data = json.loads(rows[-1][len("RESULT "):])
+    assert data is not None, "the capped child allocated 4 GiB without error"
+    ex = Explanation(**data)
+    assert "RESOURCE_EXHAUSTED" in ex.message
+    assert ex.exception_type == "JaxRuntimeError"
+    check(ex, "out-of-memory", 2, "https://docs.jax.dev/en/latest/gpu_memory_allocation.html")
+
+
+@pytest.mark.parametrize(
+    "source,kind,title",
+    [
+        ("import math\n\nx = undefined_name + 1  # mistake\n", "name", None),
+        ("def f(x):\n    return x\n\ny = 1 / 0  # mistake\n", "exception",
+         "ZeroDivisionError: division by zero"),
+    ],
+    ids=["name-error", "zero-division"],
+)
+def test_load_time_errors_point_at_their_line(source, kind, title):
+    with pytest.raises(UserCodeError) as info:
+        load_source(source, FILE)
+    ex = info.value.explanation
+    check(ex, kind, mistake_line(source))
+    if title:
+        assert ex.title == title
+
+
+def test_error_inside_a_helper_points_at_the_innermost_editor_line():
+    source = "def helper(v):\n    return v[v > 0]  # mistake\n\ndef f(x):\n    return helper(x)\n"
+    ex = trigger(source, "f", "f32[4]", ["jit"])
+    check(ex, "boolean-mask", 2)
+    assert ex.traceback.count('File "editor.py"') == 2
+
+
+def test_syntax_error_line_and_column():
+    source = "def f(x):\n    return x +* 2  # mistake\n"
+    with pytest.raises(UserCodeError) as info:
+        load_source(source, FILE)
+    ex = info.value.explanation
+    assert ex.kind == "syntax" and ex.line == mistake_line(source)
+    assert ex.column == 15  # 1-based: the `*` Python could not read
+    assert ex.title and ex.hint
+
+
+def test_grad_error_without_the_function_still_classified():
+    loaded = load_source("def f(x):\n    return x * 2\n", FILE)
+    prepared = prepare(loaded, "f", "f32[3]", ["grad"])
+    with pytest.raises(TypeError) as info:
+        prepared.fn(*example_values(prepared.dynamic_specs))
+    ex = explain(info.value, FILE)
+    assert ex.kind == "grad-non-scalar" and ex.line is None and ex.file is None
+
+
+def test_catalog_lists_every_kind_once_and_each_is_triggered_here():
+    entries = catalog_entries()
+    kinds = [e.kind for e in entries]
+    assert len(kinds) == len(set(kinds))
+    assert all(e.title and e.hint for e in entries)
+    tested = {c[6] for c in CASES} | {
+        "leaked-tracer", "key-reuse", "out-of-memory", "name", "syntax", "exception"
+    }
+    assert set(kinds) == tested
+
+
+
+def test_unprintable_user_exception_still_explained():
+    source = (
+        "class Odd(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\n\n"
+        "def f(x):\n    raise Odd()  # mistake\n"
+    )
+    ex = trigger(source, "f", "f32[]", call=True)
+    check(ex, "exception", mistake_line(source))
+    assert ex.title.startswith("Odd: ")

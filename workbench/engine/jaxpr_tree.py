@@ -1,0 +1,342 @@
+"""The closed jaxpr as a plain-data tree: equations, variables, source lines, sub-jaxprs.
+
+Variable names are the printer's own: the text is printed with JAX's
+``JaxprPpContext`` and the tree reads names from that same context, so ``b`` in
+the tree is ``b`` in the text, inside sub-jaxprs too (JAX renames inner
+variables to match the outer ones it binds). Sub-jaxprs are found with
+``jax.extend.core.jaxprs_in_params``, never from a list of primitive names.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.engine.source_info import defined_in, editor_location
+
+PARAM_MAX_CHARS = 80
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_PLAIN = (str, int, float, bool)
+
+
+@dataclass(frozen=True)
+class Var:
+    """A variable (``name``) or a literal constant (``literal``), with its type as printed."""
+
+    name: str | None = None
+    type: str = ""
+    literal: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        if self.literal is not None:
+            return {"literal": self.literal, "type": self.type}
+        return {"name": self.name or "", "type": self.type}
+
+    def __str__(self) -> str:
+        return f"{self.literal}:{self.type}" if self.literal is not None else f"{self.name}"
+
+
+@dataclass(frozen=True)
+class SubJaxpr:
+    """A jaxpr held in an equation parameter; ``param`` is e.g. ``branches[1]``."""
+
+    param: str
+    jaxpr: JaxprNode
+
+
+@dataclass(frozen=True)
+class Eqn:
+    primitive: str
+    params: dict[str, str]
+    invars: tuple[Var, ...]
+    outvars: tuple[Var, ...]
+    file: str | None
+    line: int | None
+    subjaxprs: tuple[SubJaxpr, ...] = ()
+
+
+@dataclass(frozen=True)
+class JaxprNode:
+    """One jaxpr; ``shared`` is the name the text gives it when it is printed once as ``let``."""
+
+    invars: tuple[Var, ...]
+    constvars: tuple[Var, ...]
+    outvars: tuple[Var, ...]
+    eqns: tuple[Eqn, ...]
+    shared: str | None = None
+
+
+@dataclass(frozen=True)
+class JaxprStats:
+    """Equations at every depth (a shared sub-jaxpr counts at each use) and per primitive."""
+
+    eqns: int
+    by_primitive: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class JaxprDescription:
+    text: str
+    tree: JaxprNode
+    stats: JaxprStats
+
+
+def describe(closed: Any, filename: str, default_line: int | None = None) -> JaxprDescription:
+    """Text, tree and stats of a ClosedJaxpr, in one pass over its equations.
+
+    ``filename`` is the editor's file name as the source was compiled; lines
+    come from equations' tracebacks (see ``source_info``). A top-level equation
+    with no editor frame (the ``jit`` wrapping the whole function) takes
+    ``default_line``, the function's ``def`` line.
+    """
+    jaxpr = getattr(closed, "jaxpr", closed)
+    text, context = _print(jaxpr)
+    builder = _TreeBuilder(context, filename)
+    top = (os.path.basename(filename), default_line) if default_line else (None, None)
+    tree, counts = builder.node(jaxpr, own_lines=True, parent=top)
+    ordered = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return JaxprDescription(text, tree, JaxprStats(sum(counts.values()), ordered))
+
+
+def _print(jaxpr: Any) -> tuple[str, Any]:
+    """``str(jaxpr)`` without colour, and the naming context the printer filled in.
+
+    Mirrors ``jax._src.core.pp_toplevel_jaxpr`` with default settings, which
+    builds the same context but does not return it. ``tests/engine/test_jaxpr_tree.py``
+    checks the text equals ``str()`` on programs with shared and nested jaxprs.
+    """
+    from collections import defaultdict, deque
+
+    from jax._src import core
+    from jax._src import pretty_printer as pp
+
+    context = core.JaxprPpContext(core._dropvars(jaxpr))
+    settings = core.JaxprPpSettings()
+    names: defaultdict[Any, str] = defaultdict(lambda: "jaxpr")
+    counts: Counter[Any] = Counter()
+    queue = deque([jaxpr])
+    while queue:
+        j = queue.popleft()
+        counts[j] += 1
+        if j is not jaxpr and len(j.eqns) > 10:
+            counts[j] += 1
+        for eqn in j.eqns:
+            name = eqn.params.get("name")
+            if name is None:
+                queue.extend(core.jaxprs_in_params(eqn.params))
+                continue
+            name = name.strip("<>")
+            for sub in core.jaxprs_in_params(eqn.params):
+                queue.append(sub)
+                names.setdefault(sub, name)
+    name_counts: Counter[str] = Counter()
+    shared = []
+    for j, c in counts.items():
+        if c == 1:
+            continue
+        name = names[j]
+        if (n := name_counts[name]) > 0:
+            name_counts[name] += 1
+            name += str(n)
+        name_counts[name] += 1
+        context.shared_jaxpr_names.add(name)
+        context.shared_jaxprs[j] = name
+        shared.append((name, j))
+    docs = [core.pp_shared_jaxpr(name, j, context, settings) for name, j in shared]
+    docs.append(core.pp_jaxpr(jaxpr, context, settings))
+    return pp.concat(docs).format(use_color=False), context
+
+
+class _TreeBuilder:
+    """Walks the jaxpr once; nodes are reused where a jaxpr recurs under the same call line."""
+
+    def __init__(self, context: Any, filename: str):
+        from jax.extend.core import ClosedJaxpr, Jaxpr, Literal, jaxprs_in_params
+
+        self.context = context
+        self.filename = filename
+        self.jaxpr_types = (Jaxpr, ClosedJaxpr)
+        self.closed_type = ClosedJaxpr
+        self.literal_type = Literal
+        self.jaxprs_in_params = jaxprs_in_params
+        # Keyed by id: atoms and avals live as long as the jaxpr being walked.
+        self.types: dict[int, str] = {}
+        self.vars: dict[int, Var] = {}
+        self.memo: dict[tuple[int, bool, tuple[str | None, int | None]],
+                        tuple[JaxprNode, Counter[str]]] = {}
+
+    def node(self, jaxpr: Any, own_lines: bool,
+             parent: tuple[str | None, int | None]) -> tuple[JaxprNode, Counter[str]]:
+        """Tree of ``jaxpr``; with ``own_lines`` False every equation takes ``parent``'s line."""
+        key = (id(jaxpr), own_lines, parent)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        counts: Counter[str] = Counter()
+        eqns = []
+        for eqn in jaxpr.eqns:
+            where = parent
+            if own_lines:
+                where = editor_location(eqn.source_info, self.filename)
+                if where[1] is None:
+                    where = parent
+            subs: tuple[SubJaxpr, ...] = ()
+            if next(self.jaxprs_in_params(eqn.params), None) is not None:
+                subs = self._subjaxprs(eqn.params, where, counts)
+            prim = eqn.primitive.name
+            counts[prim] += 1
+            eqns.append(Eqn(
+                primitive=prim,
+                params=self._params(prim, eqn.params),
+                invars=self._vars(eqn.invars),
+                outvars=self._vars(eqn.outvars),
+                file=where[0],
+                line=where[1],
+                subjaxprs=subs,
+            ))
+        node = JaxprNode(
+            invars=self._vars(jaxpr.invars),
+            constvars=self._vars(jaxpr.constvars),
+            outvars=self._vars(jaxpr.outvars),
+            eqns=tuple(eqns),
+            shared=self.context.shared_jaxprs.get(jaxpr),
+        )
+        self.memo[key] = (node, counts)
+        return node, counts
+
+    def _subjaxprs(self, params: dict[str, Any], where: tuple[str | None, int | None],
+                   counts: Counter[str]) -> tuple[SubJaxpr, ...]:
+        subs = []
+        for key in sorted(params):  # the printer's order
+            value = params[key]
+            items = enumerate(value) if isinstance(value, tuple) else ((None, value),)
+            for i, item in items:
+                if not isinstance(item, self.jaxpr_types):
+                    continue
+                inner = item.jaxpr if isinstance(item, self.closed_type) else item
+                # A library helper's jaxpr is cached with the lines of its first call.
+                node, inner_counts = self.node(inner, defined_in(inner, self.filename), where)
+                counts.update(inner_counts)
+                subs.append(SubJaxpr(key if i is None else f"{key}[{i}]", node))
+        return tuple(subs)
+
+    def _vars(self, atoms: Any) -> tuple[Var, ...]:
+        out = []
+        memo = self.vars
+        for v in atoms:
+            var = memo.get(id(v))
+            if var is None:
+                aval = v.aval
+                t = self.types.get(id(aval))
+                if t is None:
+                    t = self.types[id(aval)] = aval.str_short(short_dtypes=True)
+                if isinstance(v, self.literal_type):
+                    var = Var(type=t, literal=v.pretty_print(self.context, print_dtype=False))
+                else:
+                    var = Var(v.pretty_print(self.context), t)
+                memo[id(v)] = var
+            out.append(var)
+        return tuple(out)
+
+    def _params(self, primitive: str, params: dict[str, Any]) -> dict[str, str]:
+        if primitive in ("jit", "pjit"):
+            params = _visible_jit_params(params)
+        return {k: self._param_text(params[k]) for k in sorted(params) if params[k] is not None}
+
+    def _param_text(self, value: Any) -> str:
+        if isinstance(value, self.jaxpr_types):
+            return self._jaxpr_summary(value)
+        if isinstance(value, tuple) and value and all(
+                isinstance(v, self.jaxpr_types) for v in value):
+            return "(" + ", ".join(self._jaxpr_summary(v) for v in value) + ")"
+        if type(value) in _PLAIN:
+            text = str(value)
+        else:
+            info = getattr(value, "debug_info", None)
+            name = getattr(info, "func_name", None) or getattr(value, "__name__", None)
+            text = name if isinstance(name, str) else _ADDRESS.sub("", str(value))
+        if len(text) > PARAM_MAX_CHARS:
+            text = text[: PARAM_MAX_CHARS - 1] + "\u2026"
+        return text
+
+    def _jaxpr_summary(self, value: Any) -> str:
+        inner = value.jaxpr if isinstance(value, self.closed_type) else value
+        n = len(inner.eqns)
+        body = f"{{ {n} eqn{'' if n == 1 else 's'} }}"
+        name = self.context.shared_jaxprs.get(inner)
+        return f"{name} {body}" if name else body
+
+
+def _visible_jit_params(params: dict[str, Any]) -> dict[str, Any]:
+    """The jit params the printer shows: those not at their defaults (``_pjit_pp_rule``)."""
+    hidden = {"inline"}
+
+    def all_are(key: str, test: Any) -> bool:
+        return key in params and all(test(v) for v in params[key])
+
+    if all_are("donated_invars", lambda v: not v):
+        hidden.add("donated_invars")
+    for key in ("in_shardings", "out_shardings"):
+        if all_are(key, lambda s: type(s).__name__ == "UnspecifiedValue"):
+            hidden.add(key)
+    for key in ("in_layouts", "out_layouts"):
+        if all_are(key, lambda v: v is None):
+            hidden.add(key)
+    if not params.get("keep_unused", True):
+        hidden.add("keep_unused")
+    if getattr(params.get("ctx_mesh"), "empty", False):
+        hidden.add("ctx_mesh")
+    if not params.get("compiler_options_kvs", True):
+        hidden.add("compiler_options_kvs")
+    return {k: v for k, v in params.items() if k not in hidden}
+
+
+def node_to_json(node: JaxprNode) -> dict[str, Any]:
+    """NODE of the issue's JSON shape (plus ``shared``), expanded at every use."""
+    out: dict[str, Any] = {
+        "invars": [v.to_json() for v in node.invars],
+        "constvars": [v.to_json() for v in node.constvars],
+        "outvars": [v.to_json() for v in node.outvars],
+        "eqns": [eqn_to_json(e) for e in node.eqns],
+    }
+    if node.shared:
+        out["shared"] = node.shared
+    return out
+
+
+def eqn_to_json(eqn: Eqn) -> dict[str, Any]:
+    return {
+        "primitive": eqn.primitive,
+        "params": dict(eqn.params),
+        "invars": [v.to_json() for v in eqn.invars],
+        "outvars": [v.to_json() for v in eqn.outvars],
+        "file": eqn.file,
+        "line": eqn.line,
+        "subjaxprs": [{"param": s.param, "jaxpr": node_to_json(s.jaxpr)} for s in eqn.subjaxprs],
+    }
+
+
+def format_node(node: JaxprNode, indent: int = 0, label: str = "") -> list[str]:
+    """Indented lines, ``L3    b:f32[5] = mul a 2.0:f32[]``; sub-jaxprs under their equation."""
+    pad = "  " * indent
+    consts = " ".join(f"{v}:{v.type}" for v in node.constvars)
+    invars = " ".join(f"{v}:{v.type}" for v in node.invars)
+    shared = f"{node.shared}: " if node.shared else ""
+    lines = [f"{pad}{label}{shared}{{ lambda {consts}{' ' if consts else ''}; {invars}. let"]
+    for eqn in node.eqns:
+        where = f"L{eqn.line}" if eqn.line is not None else "-"
+        lhs = " ".join(f"{v}:{v.type}" for v in eqn.outvars)
+        inner = {s.param.split("[")[0] for s in eqn.subjaxprs}
+        params = " ".join(f"{k}={v}" for k, v in eqn.params.items() if k not in inner)
+        rhs = eqn.primitive + (f"[{params}]" if params else "")
+        args = " ".join(str(v) for v in eqn.invars)
+        eq = f"{lhs} = {rhs}" if lhs else rhs
+        lines.append(f"{pad}  {where:<5} {eq} {args}".rstrip())
+        for sub in eqn.subjaxprs:
+            lines.extend(format_node(sub.jaxpr, indent + 4, label=f"{sub.param} = "))
+    outs = " ".join(str(v) for v in node.outvars)
+    lines.append(f"{pad}  in ({outs}) }}")
+    return lines

@@ -1,0 +1,166 @@
+"""Trace a user function to its jaxpr: the text JAX prints, the tree, the stats.
+
+Tracing uses abstract values only (``ShapeDtypeStruct``), so no data is made and
+nothing runs on a device; a literal argument stays a concrete Python value.
+
+Warm calls are as cheap as a warm ``make_jaxpr``: the transformed function is
+kept per (user function object, spec, transforms), so JAX's own trace cache
+answers, and the text and tree are kept per ClosedJaxpr object (weakly, so they
+go when JAX drops the jaxpr). Re-running the editor makes new function objects,
+hence fresh traces.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from workbench.engine.argspec import Spec, abstract_values, format_args, parse_args
+from workbench.engine.errors import UserCodeError
+from workbench.engine.jaxpr_tree import (
+    JaxprDescription,
+    JaxprNode,
+    JaxprStats,
+    describe,
+    format_node,
+    node_to_json,
+)
+from workbench.engine.source import LoadedSource
+from workbench.engine.transforms import PreparedCall, prepare
+
+PREPARED_CACHE_SIZE = 64
+
+
+class _Entry(NamedTuple):
+    fn: Any  # the user function, held so its id cannot be reused while cached
+    prepared: PreparedCall
+    values: tuple[Any, ...]
+    args_text: tuple[str, ...]
+
+
+_prepared: OrderedDict[tuple[int, str, tuple[str, ...]], _Entry] = OrderedDict()
+_described: weakref.WeakKeyDictionary[Any, dict[tuple[str, int | None], JaxprDescription]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@dataclass(frozen=True)
+class TraceResult:
+    """What ``workbench trace`` shows; ``text`` is exactly ``str()`` of the closed jaxpr."""
+
+    function: str
+    args: tuple[str, ...]
+    transforms: tuple[str, ...]
+    text: str
+    stats: JaxprStats
+    jaxpr: JaxprNode
+
+
+def trace_function(
+    loaded: LoadedSource,
+    name: str,
+    args: str | Sequence[Spec],
+    transforms: Sequence[str] = (),
+) -> TraceResult:
+    """Trace ``name`` with ``transforms`` applied (first given, first applied).
+
+    Bad input (unknown function, spec, transform) raises UsageError; anything
+    the user's code raises while tracing comes back as UserCodeError.
+    """
+    import jax
+
+    entry = _prepare_entry(loaded, name, args, transforms)
+    try:
+        closed = jax.make_jaxpr(entry.prepared.fn)(*entry.values)
+    except Exception as exc:
+        from workbench.engine.catalog import explain
+
+        raise UserCodeError(
+            explain(exc, loaded.filename, function=entry.prepared.fn)
+        ) from exc
+    described = describe_cached(closed, loaded.filename, loaded.info(name).line or None)
+    return TraceResult(
+        function=name,
+        args=entry.args_text,
+        transforms=entry.prepared.transforms,
+        text=described.text,
+        stats=described.stats,
+        jaxpr=described.tree,
+    )
+
+
+def prepare_cached(
+    loaded: LoadedSource,
+    name: str,
+    args: str | Sequence[Spec],
+    transforms: Sequence[str] = (),
+) -> tuple[PreparedCall, tuple[Any, ...]]:
+    """``prepare`` plus abstract argument values, reused while the user function is the same."""
+    entry = _prepare_entry(loaded, name, args, transforms)
+    return entry.prepared, entry.values
+
+
+def _prepare_entry(
+    loaded: LoadedSource,
+    name: str,
+    args: str | Sequence[Spec],
+    transforms: Sequence[str],
+) -> _Entry:
+    fn = loaded.function(name)
+    # format_args tells 1, 1.0 and True apart, which Spec equality does not.
+    key = (id(fn), args if isinstance(args, str) else format_args(args), tuple(transforms))
+    hit = _prepared.get(key)
+    if hit is not None and hit.fn is fn:
+        _prepared.move_to_end(key)
+        return hit
+    specs = _parse(args) if isinstance(args, str) else tuple(args)
+    prepared = prepare(loaded, name, specs, transforms)
+    values = abstract_values(prepared.dynamic_specs)
+    entry = _prepared[key] = _Entry(fn, prepared, values, tuple(prepared.args_text))
+    if len(_prepared) > PREPARED_CACHE_SIZE:
+        _prepared.popitem(last=False)
+    return entry
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str) -> tuple[Spec, ...]:
+    return parse_args(text)
+
+
+def describe_cached(
+    closed: Any, filename: str, default_line: int | None = None
+) -> JaxprDescription:
+    """``describe`` once per ClosedJaxpr object, editor file name and def line."""
+    per_file = _described.get(closed)
+    if per_file is None:
+        per_file = _described[closed] = {}
+    found = per_file.get((filename, default_line))
+    if found is None:
+        found = per_file[(filename, default_line)] = describe(closed, filename, default_line)
+    return found
+
+
+def trace_to_json(result: TraceResult) -> dict[str, Any]:
+    """The JSON shape of ``workbench trace --format json`` (issue 2)."""
+    return {
+        "function": result.function,
+        "args": list(result.args),
+        "transforms": list(result.transforms),
+        "text": result.text,
+        "stats": {"eqns": result.stats.eqns, "by_primitive": dict(result.stats.by_primitive)},
+        "jaxpr": node_to_json(result.jaxpr),
+    }
+
+
+def format_tree(result: TraceResult) -> str:
+    """``--format tree``: a header, then the jaxpr with each equation's editor line."""
+    applied = "".join(f"{t}(" for t in reversed(result.transforms))
+    closing = ")" * len(result.transforms)
+    top = ", ".join(f"{k} {v}" for k, v in list(result.stats.by_primitive.items())[:5])
+    header = (f"{applied}{result.function}{closing}({', '.join(result.args)})"
+              f"  -- {result.stats.eqns} eqns" + (f" ({top})" if top else ""))
+    return "\n".join([header, *format_node(result.jaxpr)])
