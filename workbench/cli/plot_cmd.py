@@ -1,15 +1,140 @@
-"""`workbench plot` (placeholder until its issue lands)."""
+"""`workbench plot`: a function and its derivatives sampled on an interval, as text, JSON or CSV."""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from workbench.cli.common import load_user_file
+from workbench.engine.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("plot", help="(not built yet)")
+    p = sub.add_parser(
+        "plot",
+        help="sample a scalar function and its derivatives (vmap of repeated grad)",
+        description="Sample FUNC and its derivatives of order 1..ORDER at POINTS evenly spaced "
+        "x in [L, R]. Numeric keyword parameters (selu's alpha) are set with --param.",
+    )
+    p.add_argument("file", metavar="FILE", help="a Python file, as the editor would hold it")
+    p.add_argument("function", metavar="FUNC", help="the function to plot")
+    p.add_argument("--order", type=int, default=2, help="highest derivative, 0 to 4 (default 2)")
+    p.add_argument("--range", nargs=2, type=float, default=(-5.0, 5.0), metavar=("L", "R"),
+                   dest="range_", help="the interval (default -5 5)")
+    p.add_argument("--points", type=int, default=1000, help="number of samples (default 1000)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a parameter value, e.g. --param alpha=1.5 (repeatable)")
+    p.add_argument("--wrt", metavar="ARG", help="the argument to vary and differentiate "
+                   "(default: the first without a default)")
+    p.add_argument("--check", action="store_true",
+                   help="compare each derivative with a central difference")
+    p.add_argument("--format", choices=("text", "json", "csv"), default="text")
     p.set_defaults(func=run)
 
 
+def parse_params(items: list[str]) -> dict[str, float]:
+    params: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            if not sep or not name.strip():
+                raise ValueError
+            params[name.strip()] = float(value)
+        except ValueError:
+            raise UsageError(f"bad --param {item!r}: write NAME=NUMBER, e.g. alpha=1.5") from None
+    return params
+
+
+def _finite_or_none(values: np.ndarray) -> list[float | None]:
+    return [float(v) if math.isfinite(v) else None for v in values.tolist()]
+
+
+def _label(order: int) -> str:
+    return "f" + "'" * order if order <= 3 else f"f({order})"
+
+
+def to_dict(curves: Any, checks: tuple = ()) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "function": curves.function,
+        "wrt": curves.wrt,
+        "params": curves.param_values(),
+        "x": [float(v) for v in curves.x.tolist()],
+        "curves": [{"order": k, "y": _finite_or_none(y)} for k, y in enumerate(curves.values)],
+        "nonfinite": [
+            {"order": k, "indices": np.flatnonzero(m).tolist()}
+            for k, m in enumerate(curves.nonfinite) if m.any()
+        ],
+    }
+    if checks:
+        out["check"] = [
+            {"order": c.order, "step": c.step, "max_abs_error": _nan_none(c.max_abs_error),
+             "max_rel_error": _nan_none(c.max_rel_error), "worst_x": _nan_none(c.worst_x),
+             "compared": c.compared}
+            for c in checks
+        ]
+    return out
+
+
+def _nan_none(v: float) -> float | None:
+    return v if math.isfinite(v) else None
+
+
+def _text(curves: Any, checks: tuple, rows: int = 11) -> str:
+    params = ", ".join(f"{p.name}={p.value:g}" for p in curves.params)
+    lo, hi = float(curves.x[0]), float(curves.x[-1])
+    lines = [
+        f"{curves.function}: {len(curves.x)} points of {curves.wrt} in [{lo:g}, {hi:g}], "
+        f"order {curves.order}" + (f" ({params})" if params else ""),
+    ]
+    head = [curves.wrt] + [_label(k) for k in range(curves.order + 1)]
+    lines.append("  ".join(f"{h:>12}" for h in head))
+    picks = np.unique(np.linspace(0, len(curves.x) - 1, min(rows, len(curves.x))).round()
+                      .astype(int))
+    for i in picks:
+        cells = [curves.x[i]] + [y[i] for y in curves.values]
+        lines.append("  ".join(f"{float(c):>12.6g}" for c in cells))
+    for k, mask in enumerate(curves.nonfinite):
+        if mask.any():
+            xs = curves.x[mask]
+            lines.append(f"{_label(k)} is not finite at {int(mask.sum())} point(s), "
+                         f"first at {curves.wrt}={float(xs[0]):g}")
+    for c in checks:
+        lines.append(
+            f"check {_label(c.order)}: central difference of {_label(c.order - 1)} "
+            f"(h<={c.step:.2g}) differs by at most {c.max_abs_error:.3g} "
+            f"(relative {c.max_rel_error:.3g} at {curves.wrt}={c.worst_x:g}), "
+            f"{c.compared} points")
+    return "\n".join(lines)
+
+
+def _csv(curves: Any) -> None:
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow([curves.wrt] + [f"d{k}" for k in range(curves.order + 1)])
+    columns = np.stack([curves.x.astype(np.float64)] + [y.astype(np.float64)
+                                                         for y in curves.values], axis=1)
+    for row in columns.tolist():
+        writer.writerow(["" if not math.isfinite(v) else repr(v) for v in row])
+
+
 def run(args: argparse.Namespace) -> int:
-    print("workbench plot: not built yet")
-    return 2
+    from workbench.engine.curves import check_derivatives, sample_curves
+
+    loaded = load_user_file(args.file)
+    lo, hi = args.range_
+    curves = sample_curves(loaded, args.function, order=args.order, lo=lo, hi=hi,
+                           points=args.points, params=parse_params(args.param), wrt=args.wrt)
+    checks = check_derivatives(loaded, curves) if args.check else ()
+    if args.format == "json":
+        json.dump(to_dict(curves, checks), sys.stdout, allow_nan=False)
+        sys.stdout.write("\n")
+    elif args.format == "csv":
+        _csv(curves)
+    else:
+        print(_text(curves, checks))
+    return 0

@@ -1,15 +1,187 @@
-"""`workbench time` (placeholder until its issue lands)."""
+"""`workbench time`: jit vs eager per device, like ``%timeit``, with the first call split."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import sys
+from typing import Any
+
+from workbench.cli.common import load_user_file
+from workbench.engine.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("time", help="(not built yet)")
+    p = sub.add_parser(
+        "time",
+        help="time a function jitted and eager on each device",
+        description="Time FUNC called with --args on every device JAX sees: steady-state "
+        "jit and eager per call, the first jit call split into trace/lower/compile/run, "
+        "dispatch vs dispatch+wait and the input transfer.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("function", metavar="FUNC")
+    p.add_argument("--args", required=True, metavar="SPEC",
+                   help="argument spec, e.g. 'f32[1000000]' or 'f32[N]' with --sweep")
+    p.add_argument("--devices", choices=("all", "cpu", "gpu", "tpu"), default="all")
+    p.add_argument("--modes", default="eager,jit", help="comma-separated: eager,jit")
+    p.add_argument("--baseline", metavar="FUNC", help="a NumPy version to time beside it")
+    p.add_argument("--sweep", metavar="N=LO:HI[:COUNT]",
+                   help="sizes for a placeholder, log-spaced (default one per decade)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--repeats", type=int, default=7, help="repeats per measurement (default 7)")
+    p.add_argument("--min-batch", type=float, default=0.2, metavar="SECONDS",
+                   help="shortest batch of loops (default 0.2 s, as %%timeit)")
+    p.add_argument("--budget", type=float, default=3.0, metavar="SECONDS",
+                   help="cap on one measurement (default 3 s)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
+def _unit() -> str:
+    enc = getattr(sys.stdout, "encoding", None) or "ascii"
+    try:
+        "\u00b5".encode(enc)
+    except (UnicodeEncodeError, LookupError):
+        return "us"
+    return "\u00b5s"
+
+
+def fmt_time(seconds: float) -> str:
+    """Three significant digits in s/ms/us/ns, as IPython prints them."""
+    if not math.isfinite(seconds):
+        return "n/a"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, _unit()), (1e-9, "ns")):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def timeit_line(stats: Any) -> str:
+    """``222 µs ± 3.1 µs per loop (mean ± std. dev. of 7 runs, 1,000 loops each)``."""
+    pm = "\u00b1" if _unit() != "us" else "+-"
+    runs = "run" if stats.repeats == 1 else "runs"
+    loops = "loop" if stats.loops == 1 else "loops"
+    return (f"{fmt_time(stats.mean_s)} {pm} {fmt_time(stats.std_s)} per loop "
+            f"(mean {pm} std. dev. of {stats.repeats} {runs}, {stats.loops:,} {loops} each)")
+
+
+def format_report(report: Any) -> str:
+    lines = [f"{report.function}({', '.join(report.args)})"]
+    by_device = {d.device: d for d in report.devices}
+    devices = list(dict.fromkeys(r.device for r in report.results))
+    for dev in devices:
+        lines.append(f"on {dev}:" if dev != "host" else f"NumPy baseline {report.baseline}:")
+        for r in (r for r in report.results if r.device == dev):
+            s = r.stats
+            lines.append(f"  {r.mode:<6} {timeit_line(s)}")
+            lines.append(f"         median {fmt_time(s.median_s)}, min {fmt_time(s.min_s)}")
+            if s.unstable:
+                lines.append(f"         ! the slowest run took {s.max_s / s.min_s:.1f} times "
+                             "longer than the fastest: the machine is busy or something is "
+                             "being cached")
+            if r.compile is not None:
+                c = r.compile
+                lines.append(
+                    f"  first jit call {fmt_time(c.total_s)}: trace {fmt_time(c.trace_s)}, "
+                    f"lower {fmt_time(c.lower_s)}, compile {fmt_time(c.compile_s)}, "
+                    f"first run {fmt_time(c.first_run_s)}")
+        timing = by_device.get(dev)
+        if timing is not None:
+            if math.isfinite(timing.dispatch_s):
+                lines.append(
+                    f"  a jitted call returns after {fmt_time(timing.dispatch_s)} "
+                    f"(asynchronous dispatch); its result is ready after "
+                    f"{fmt_time(timing.dispatch_wait_s)}")
+            lines.append(f"  inputs host -> {dev}: {fmt_time(timing.transfer_s)}")
+    modes = {r.mode: r.stats.median_s for r in report.results if r.device == devices[0]} \
+        if devices else {}
+    if "jit" in modes and "eager" in modes and modes["jit"] > 0:
+        lines.append(f"jit is {modes['eager'] / modes['jit']:.1f}x faster than eager "
+                     f"on {devices[0]} (medians)")
+    if report.sweep_name is not None:
+        lines.append("")
+        lines.extend(_sweep_table(report))
+    if report.cancelled:
+        lines.append("(cancelled: partial results)")
+    return "\n".join(lines)
+
+
+def _sweep_table(report: Any) -> list[str]:
+    cols = list(dict.fromkeys((p.device, p.mode) for p in report.sweep))
+    cell = {(p.size, p.device, p.mode): p.median_s for p in report.sweep}
+    sizes = list(dict.fromkeys(p.size for p in report.sweep))
+    head = [f"{report.sweep_name:>10}"] + [f"{f'{m} {d}':>16}" for d, m in cols]
+    out = ["median per call:", "  ".join(head)]
+    for n in sizes:
+        row = [f"{n:>10}"] + [f"{fmt_time(cell.get((n, d, m), math.nan)):>16}" for d, m in cols]
+        out.append("  ".join(row))
+    out.append(f"compilations of {report.function}: {report.compilations}, "
+               f"of which {report.recompilations} for new shapes")
+    for msg in report.cache_misses[:3]:
+        out.append("  " + msg.replace("\n", "\n  "))
+    if len(report.cache_misses) > 3:
+        out.append(f"  ... and {len(report.cache_misses) - 3} more cache misses")
+    return out
+
+
+def _progress_bar(quiet: bool) -> Any:
+    """A tqdm bar on stderr, or None when quiet or stderr is not a terminal."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=0, file=sys.stderr, unit="measure", leave=False, dynamic_ncols=True)
+
+
+def _check_config(args: argparse.Namespace) -> Any:
+    from workbench.engine.timing import TimingConfig
+
+    if args.repeats < 1:
+        raise UsageError(f"--repeats must be at least 1, got {args.repeats}")
+    for flag, value in (("--min-batch", args.min_batch), ("--budget", args.budget)):
+        if not (math.isfinite(value) and value > 0):
+            raise UsageError(f"{flag} must be a positive number of seconds, got {value}")
+    return TimingConfig(min_batch_s=args.min_batch, repeats=args.repeats,
+                        max_measure_s=args.budget)
+
+
 def run(args: argparse.Namespace) -> int:
-    print("workbench time: not built yet")
-    return 2
+    from workbench.engine.timing import time_function
+
+    config = _check_config(args)
+    loaded = load_user_file(args.file)
+    bar = _progress_bar(args.quiet)
+
+    def on_progress(event: Any) -> None:
+        if bar is not None:
+            bar.total = event.total
+            bar.set_description(event.label)
+            bar.update(event.done - bar.n)
+
+    try:
+        report = time_function(
+            loaded, args.function, args.args, devices=args.devices,
+            modes=args.modes.split(","), baseline=args.baseline, sweep=args.sweep,
+            config=config, on_progress=on_progress,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.format == "json":
+        print(json.dumps(_json_safe(report.to_dict())))
+    else:
+        print(format_report(report))
+    return 0
+
+
+def _json_safe(value: Any) -> Any:
+    """NaN (a measurement that was not made) becomes null, as JSON has no NaN."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
