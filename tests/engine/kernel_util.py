@@ -1,0 +1,50 @@
+"""Helpers for tests that drive a real engine kernel: wait on conditions, record callbacks."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from workbench.engine import protocol as p
+from workbench.engine.client import EngineClient, Notice, State
+
+
+def wait_until(predicate: Callable[[], object], timeout: float, what: str = "condition") -> float:
+    """Poll ``predicate`` until true; return the seconds it took; fail past ``timeout``."""
+    start = time.monotonic()
+    event = threading.Event()
+    while not predicate():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"{what} not reached within {timeout} s")
+        event.wait(0.005)
+    return time.monotonic() - start
+
+
+class Recorder:
+    """A client plus everything its callbacks reported."""
+
+    def __init__(self, **kwargs):
+        self.states: list[State] = []
+        self.notices: list[Notice] = []
+        self.outputs: list[p.Output] = []
+        self.client = EngineClient(on_state=self.states.append, on_notice=self.notices.append,
+                                   on_output=self.outputs.append, **kwargs)
+
+    def call(self, request: p.Request, timeout: float = 60.0) -> p.Reply:
+        return self.client.call(request, timeout)
+
+    def send(self, request: p.Request, **kwargs) -> list[p.Reply]:
+        """Send without waiting; the returned list fills with the reply."""
+        box: list[p.Reply] = []
+        self.client.request(request, box.append, **kwargs)
+        return box
+
+    def wait_idle(self, timeout: float = 60.0) -> float:
+        return wait_until(lambda: self.client.state == State.IDLE, timeout, "idle")
+
+    def kinds(self) -> list[str]:
+        return [n.kind for n in self.notices]
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,695 @@
+"""The GUI's side of the engine: a kernel process, its lifecycle, and requests that never block.
+
+``EngineClient()`` starts ``python -m workbench.engine.kernel`` on ``transport="ipc"``
+in a private runtime folder (0700; connection file 0600): no TCP port is
+opened. ``EngineClient(connection_file=...)`` attaches to a kernel started
+elsewhere (a GPU host; see the README), which it can interrupt but not
+restart.
+
+All socket work happens on the client's own thread; ``request`` only queues.
+Callbacks (``on_reply``, ``on_event``, ``on_state``, ``on_notice``,
+``on_output``) run on that thread: keep them short and hand over to your own
+thread (the GUI re-emits them as Qt signals).
+
+Lifecycle: starting -> idle <-> busy; ``stop()`` -> interrupting -> idle, or,
+if the kernel is still busy after ``stop_grace`` (a jitted computation
+ignores SIGINT), restarting -> idle with the last good editor source loaded
+again. A kernel that dies (exit, abort, segfault, SIGKILL) is noticed within
+a poll interval, reported with its fault text and restarted, up to
+``max_restarts`` crashes in a row; then dead.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import enum
+import os
+import queue
+import secrets
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import uuid
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import zmq
+from jupyter_client.connect import write_connection_file
+from jupyter_client.launcher import launch_kernel
+from jupyter_client.session import Session
+
+from workbench.engine import protocol as p
+
+POLL_S = 0.05
+HEARTBEAT_PERIOD_S = 0.5
+
+
+class State(enum.StrEnum):
+    STARTING = "starting"
+    IDLE = "idle"
+    BUSY = "busy"
+    INTERRUPTING = "interrupting"
+    RESTARTING = "restarting"
+    DEAD = "dead"
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should read: ``kind`` is crashed, restarted, stopped, stop-failed,
+    reload-failed or dead; ``fault`` holds the engine's last words (faulthandler output)."""
+
+    kind: str
+    message: str
+    fault: str = ""
+
+
+@dataclass
+class _Pending:
+    request: p.Request
+    on_reply: Callable[[p.Reply], None] | None
+    on_event: Callable[[p.Event], None] | None
+    key: str | None
+    quiet: bool = False
+
+
+class _Stats:
+    def __init__(self) -> None:
+        self.dropped_replies = 0
+        self.restarts = 0
+        self.crashes = 0
+
+
+def _death_reason(returncode: int | None) -> str:
+    if returncode is None:
+        return "the engine stopped answering"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        words = {"SIGSEGV": "segmentation fault", "SIGABRT": "aborted",
+                 "SIGKILL": "killed from outside", "SIGBUS": "bus error",
+                 "SIGTERM": "terminated"}
+        return f"{words.get(name, 'killed')} ({name})"
+    return f"exited with status {returncode}"
+
+
+class EngineClient:
+    """A kernel running the workbench engine, driven without ever blocking the caller."""
+
+    def __init__(
+        self,
+        connection_file: str | os.PathLike[str] | None = None,
+        *,
+        on_state: Callable[[State], None] | None = None,
+        on_notice: Callable[[Notice], None] | None = None,
+        on_output: Callable[[p.Output], None] | None = None,
+        memory_limit: str = "auto",
+        output_limit: int | None = None,
+        max_restarts: int = 3,
+        stop_grace: float = 1.0,
+        heartbeat_timeout: float = 1.5,
+        python: str = sys.executable,
+        kernel_args: Sequence[str] = (),
+        env: dict[str, str] | None = None,
+    ):
+        self.on_state = on_state
+        self.on_notice = on_notice
+        self.on_output = on_output
+        self.owned = connection_file is None
+        self.memory_limit = memory_limit
+        self.output_limit = output_limit
+        self.max_restarts = max_restarts
+        self.stop_grace = stop_grace
+        self.heartbeat_timeout = heartbeat_timeout
+        self.python = python
+        self.kernel_args = tuple(kernel_args)
+        self.env = env
+        self.stats = _Stats()
+
+        self._state = State.STARTING
+        self._closing = False
+        self._commands: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_w, False)
+        self._ctx = zmq.Context()
+        self._sockets: dict[str, zmq.Socket] = {}
+        self._poller = zmq.Poller()
+        self._proc: Any = None
+        self._incarnation = 0
+        self._log_file: Any = None
+
+        if self.owned:
+            self.runtime_dir = Path(tempfile.mkdtemp(prefix="workbench-"))  # mode 0700
+            os.chmod(self.runtime_dir, 0o700)
+            self.connection_file = self.runtime_dir / "kernel.json"
+            write_connection_file(str(self.connection_file), transport="ipc",
+                                  ip=str(self.runtime_dir / "ipc"),
+                                  key=secrets.token_hex(32).encode())
+            os.chmod(self.connection_file, 0o600)
+        else:
+            self.runtime_dir = None
+            self.connection_file = Path(connection_file)  # type: ignore[arg-type]
+        import json
+
+        self._info = json.loads(Path(self.connection_file).read_text())
+        self._session = Session(key=self._info.get("key", "").encode(),
+                                signature_scheme=self._info.get("signature_scheme",
+                                                                "hmac-sha256"))
+
+        # Everything below belongs to the I/O thread.
+        self._pending: dict[str, _Pending] = {}
+        self._latest: dict[str, str] = {}
+        self._abandoned: set[str] = set()
+        self._outbox: list[tuple[dict[str, Any], list[Any]]] = []
+        self._outstanding: set[str] = set()  # our shell messages not yet idle
+        self._busy_parents: set[str] = set()  # anyone's, from iopub status
+        self._comm_id = ""
+        self._ready = False
+        self._got_info = False
+        self._iopub_seen = False
+        self._info_sent_at = 0.0
+        self._launched_at = 0.0
+        self._interrupt_deadline: float | None = None
+        self._crashes_in_row = 0
+        self._ready_since = 0.0
+        self._last_source: p.LoadSource | None = None
+        self._reload_notice: Notice | None = None
+        self._hb_sent: float | None = None
+        self._hb_last = 0.0
+        self._started = threading.Event()
+
+        self._thread = threading.Thread(target=self._run, name="workbench-engine-client",
+                                        daemon=True)
+        _LIVE.add(self)
+        self._thread.start()
+
+    # ------------------------------------------------------------------ public API (any thread)
+
+    @property
+    def state(self) -> State:
+        return self._state
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def request(
+        self,
+        request: p.Request,
+        on_reply: Callable[[p.Reply], None] | None = None,
+        on_event: Callable[[p.Event], None] | None = None,
+        *,
+        key: str | None = None,
+    ) -> str:
+        """Queue ``request``; ``on_reply`` gets exactly one reply unless a later request with
+        the same ``key`` supersedes it first (then its reply is dropped). Returns its id."""
+        if not isinstance(request, p.Request):
+            raise TypeError(f"not a request: {request!r}")
+        data, buffers = p.encode(request)
+        pending = _Pending(request, on_reply, on_event, key)
+        self._call(lambda: self._submit(pending, data, buffers))
+        return request.id
+
+    def call(self, request: p.Request, timeout: float = 30.0,
+             on_event: Callable[[p.Event], None] | None = None) -> p.Reply:
+        """Blocking convenience for scripts, tests and benchmarks (never from a GUI thread)."""
+        done = threading.Event()
+        box: list[p.Reply] = []
+
+        def on_reply(reply: p.Reply) -> None:
+            box.append(reply)
+            done.set()
+
+        self.request(request, on_reply, on_event)
+        if not done.wait(timeout):
+            raise TimeoutError(f"no reply to {type(request).__name__} within {timeout} s")
+        return box[0]
+
+    def stop(self) -> None:
+        """Interrupt what runs; restart the kernel if it is not idle within ``stop_grace``."""
+        self._call(self._do_stop)
+
+    def restart(self) -> None:
+        """Restart the kernel now and load the editor source again (resets the crash count)."""
+        self._call(lambda: self._do_restart("restart requested", crash=False, manual=True))
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Shut the kernel down (if this client started it) and remove the runtime folder."""
+        if self._closing:
+            return
+        self._closing = True
+        self._wake()
+        self._thread.join(timeout)
+        _LIVE.discard(self)
+
+    def __enter__(self) -> EngineClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _call(self, fn: Callable[[], None]) -> None:
+        self._commands.put(fn)
+        self._wake()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):
+            os.write(self._wake_w, b"x")
+
+    def _emit(self, callback: Callable[..., None] | None, *args: Any) -> None:
+        if callback is None:
+            return
+        try:
+            callback(*args)
+        except Exception:  # noqa: BLE001 - a callback's bug must not kill the engine thread
+            traceback.print_exc()
+
+    def _set_state(self, state: State) -> None:
+        if state != self._state:
+            self._state = state
+            self._emit(self.on_state, state)
+
+    def _notice(self, kind: str, message: str, fault: str = "") -> None:
+        self._emit(self.on_notice, Notice(kind, message, fault))
+
+    def _refresh_state(self) -> None:
+        if self._state == State.DEAD:
+            return
+        if not self._ready:
+            return
+        if self._interrupt_deadline is not None:
+            self._set_state(State.INTERRUPTING)
+        elif self._pending or self._outstanding or self._busy_parents:
+            self._set_state(State.BUSY)
+        else:
+            self._set_state(State.IDLE)
+
+    # ------------------------------------------------------------------ the I/O thread
+
+    def _run(self) -> None:
+        try:
+            self._launch()
+            while not self._closing:
+                events = dict(self._poller.poll(int(POLL_S * 1000)))
+                if self._wake_r in events:
+                    os.read(self._wake_r, 4096)
+                    while True:
+                        try:
+                            command = self._commands.get_nowait()
+                        except queue.Empty:
+                            break
+                        command()
+                for name in ("shell", "control", "iopub", "hb"):
+                    sock = self._sockets.get(name)
+                    if sock is not None and sock in events:
+                        self._drain(name, sock)
+                self._tick()
+        except Exception:  # noqa: BLE001 - report, never hang the GUI
+            self._fail_all(p.EngineFailure, "engine client failed")
+            self._set_state(State.DEAD)
+            self._notice("dead", "the engine client failed", traceback.format_exc())
+        finally:
+            self._shutdown()
+
+    def _launch(self) -> None:
+        """Start (or attach to) the kernel and connect; readiness arrives as messages."""
+        self._ready = False
+        self._got_info = False
+        self._iopub_seen = False
+        self._comm_id = uuid.uuid4().hex
+        self._outstanding.clear()
+        self._busy_parents.clear()
+        if self.owned:
+            assert self.runtime_dir is not None
+            self._incarnation += 1
+            self._fault_path = self.runtime_dir / f"fault-{self._incarnation}.txt"
+            log_path = self.runtime_dir / f"kernel-{self._incarnation}.log"
+            if self._log_file is not None:
+                self._log_file.close()
+            self._log_file = open(log_path, "wb")  # noqa: SIM115 - closed on the next launch
+            cmd = [self.python, "-m", "workbench.engine.kernel", "-f", str(self.connection_file),
+                   "--fault-file", str(self._fault_path), "--memory-limit", self.memory_limit]
+            if self.output_limit is not None:
+                cmd += ["--output-limit", str(self.output_limit)]
+            cmd += list(self.kernel_args)
+            env = dict(os.environ if self.env is None else self.env)
+            self._proc = launch_kernel(cmd, stdout=self._log_file, stderr=self._log_file,
+                                       env=env)
+        self._connect()
+        self._launched_at = time.monotonic()
+        self._hb_last = time.monotonic()
+        self._send_kernel_info()
+
+    def _url(self, channel: str) -> str:
+        info = self._info
+        port = info[f"{channel}_port"]
+        if info.get("transport", "tcp") == "ipc":
+            return f"ipc://{info['ip']}-{port}"
+        return f"tcp://{info['ip']}:{port}"
+
+    def _connect(self) -> None:
+        for sock in self._sockets.values():
+            sock.close(linger=0)
+        kinds = {"shell": zmq.DEALER, "control": zmq.DEALER, "iopub": zmq.SUB, "hb": zmq.REQ}
+        identity = uuid.uuid4().hex.encode()
+        self._sockets = {}
+        for name, kind in kinds.items():
+            sock = self._ctx.socket(kind)
+            sock.linger = 0
+            if kind == zmq.DEALER:
+                sock.identity = identity
+            if kind == zmq.SUB:
+                sock.setsockopt(zmq.SUBSCRIBE, b"")
+            sock.connect(self._url(name))
+            self._sockets[name] = sock
+        self._poller = zmq.Poller()
+        self._poller.register(self._wake_r, zmq.POLLIN)
+        for sock in self._sockets.values():
+            self._poller.register(sock, zmq.POLLIN)
+        self._hb_sent = None
+
+    def _send_kernel_info(self) -> None:
+        self._session.send(self._sockets["shell"], "kernel_info_request", {})
+        self._info_sent_at = time.monotonic()
+
+    def _drain(self, name: str, sock: zmq.Socket) -> None:
+        if name == "hb":
+            with contextlib.suppress(zmq.ZMQError):  # REQ: one echo per ping, then EFSM
+                sock.recv(zmq.NOBLOCK)
+                self._hb_sent = None
+                self._hb_last = time.monotonic()
+            return
+        for _ in range(1000):  # bounded, so commands and death checks keep their turn
+            try:
+                _, msg = self._session.recv(sock, mode=zmq.NOBLOCK, copy=True)
+            except (ValueError, zmq.ZMQError):  # a bad signature or a torn message
+                continue
+            if msg is None:
+                return
+            if name == "iopub":
+                self._on_iopub(msg)
+            elif name == "shell":
+                self._on_shell(msg)
+
+    def _on_shell(self, msg: dict[str, Any]) -> None:
+        if msg["header"]["msg_type"] == "kernel_info_reply" and not self._ready:
+            self._got_info = True
+            self._maybe_ready()
+
+    def _on_iopub(self, msg: dict[str, Any]) -> None:
+        self._iopub_seen = True
+        kind = msg["header"]["msg_type"]
+        content = msg.get("content", {})
+        parent = msg.get("parent_header", {}).get("msg_id", "")
+        if kind == "status":
+            state = content.get("execution_state")
+            if state == "busy":
+                self._busy_parents.add(parent)
+            elif state == "idle":
+                self._busy_parents.discard(parent)
+                self._outstanding.discard(parent)
+            self._maybe_ready()
+            self._refresh_state()
+        elif kind == "comm_msg" and content.get("comm_id") == self._comm_id:
+            self._on_comm(content.get("data"), msg.get("buffers") or [])
+        elif kind == "comm_close" and content.get("comm_id") == self._comm_id:
+            self._fail_all(p.EngineFailure, "the kernel has no workbench engine")
+            self._set_state(State.DEAD)
+            self._notice("dead", "this kernel does not run the workbench engine "
+                         "(start it with python -m workbench.engine.kernel)")
+        else:
+            self._maybe_ready()
+
+    def _maybe_ready(self) -> None:
+        if self._ready or not self._got_info:
+            return
+        if not self._iopub_seen:
+            return
+        self._ready = True
+        self._ready_since = time.monotonic()
+        self._session.send(self._sockets["shell"], "comm_open",
+                           {"comm_id": self._comm_id, "target_name": p.COMM_TARGET, "data": {}})
+        if self._incarnation > 1 or not self.owned:
+            self._reload()
+        for data, buffers in self._outbox:
+            self._send_comm(data, buffers)
+        self._outbox.clear()
+        self._refresh_state()
+
+    def _reload(self) -> None:
+        if self._last_source is None:
+            if self._reload_notice is not None:
+                self._emit(self.on_notice, self._reload_notice)
+                self._reload_notice = None
+            return
+        request = p.LoadSource(source=self._last_source.source,
+                               filename=self._last_source.filename)
+        data, buffers = p.encode(request)
+        self._pending[request.id] = _Pending(request, None, None, None, quiet=True)
+        self._send_comm(data, buffers)
+
+    def _send_comm(self, data: dict[str, Any], buffers: list[Any]) -> None:
+        msg = self._session.send(self._sockets["shell"], "comm_msg",
+                                 {"comm_id": self._comm_id, "data": data}, buffers=buffers)
+        self._outstanding.add(msg["header"]["msg_id"])
+
+    def _submit(self, pending: _Pending, data: dict[str, Any], buffers: list[Any]) -> None:
+        rid = pending.request.id
+        if self._state == State.DEAD:
+            self._emit(pending.on_reply, p.EngineFailure(rid, "the engine is not running"))
+            return
+        if pending.key is not None:
+            old = self._latest.get(pending.key)
+            if old is not None and old in self._pending:
+                del self._pending[old]
+                self._abandoned.add(old)
+            self._latest[pending.key] = rid
+        self._pending[rid] = pending
+        if self._ready:
+            self._send_comm(data, buffers)
+        else:
+            self._outbox.append((data, buffers))
+        self._refresh_state()
+
+    def _on_comm(self, data: Any, buffers: list[Any]) -> None:
+        try:
+            value = p.decode(data, buffers)
+        except p.ProtocolError as exc:
+            rid = data.get("body", {}).get("fields", {}).get("id") if isinstance(data, dict) \
+                else None
+            if isinstance(rid, str) and rid in self._pending:
+                self._finish(self._pending.pop(rid), p.EngineFailure(rid, f"bad reply: {exc}"))
+            return
+        rid = getattr(value, "id", "")
+        if isinstance(value, p.Event):
+            pending = self._pending.get(rid)
+            if pending is None:
+                return
+            if pending.on_event is not None:
+                self._emit(pending.on_event, value)
+            elif isinstance(value, p.Output) and not pending.quiet:
+                self._emit(self.on_output, value)
+            return
+        pending = self._pending.pop(rid, None)
+        if pending is None:
+            if rid in self._abandoned:
+                self._abandoned.discard(rid)
+                self.stats.dropped_replies += 1
+            return
+        self._finish(pending, value)
+        self._refresh_state()
+
+    def _finish(self, pending: _Pending, reply: p.Reply) -> None:
+        request = pending.request
+        if pending.key is not None and self._latest.get(pending.key) == request.id:
+            del self._latest[pending.key]
+        if isinstance(request, p.LoadSource) and isinstance(reply, p.Result):
+            self._last_source = request
+        if not pending.quiet and isinstance(reply, p.Result):
+            self._crashes_in_row = 0
+        if pending.quiet:
+            notice = self._reload_notice or Notice("restarted", "engine restarted")
+            self._reload_notice = None
+            if isinstance(reply, p.Result):
+                self._emit(self.on_notice, Notice(notice.kind,
+                                                  notice.message + ", definitions reloaded",
+                                                  notice.fault))
+            else:
+                self._emit(self.on_notice, notice)
+                self._notice("reload-failed", "the editor source could not be loaded again: "
+                             + _reply_text(reply))
+            return
+        self._emit(pending.on_reply, reply)
+
+    def _fail_all(self, kind: type, message: str, fault: str = "") -> None:
+        pending, self._pending = self._pending, {}
+        self._latest.clear()
+        for rid, item in pending.items():
+            self._abandoned.add(rid)
+            if item.quiet:
+                continue
+            if kind is p.Cancelled:
+                self._emit(item.on_reply, p.Cancelled(rid, message))
+            else:
+                self._emit(item.on_reply, p.EngineFailure(rid, message, fault))
+
+    # ------------------------------------------------------------------ stop, death, restart
+
+    def _do_stop(self) -> None:
+        if self._state in (State.DEAD, State.RESTARTING, State.STARTING):
+            return
+        busy = self._pending or self._outstanding or self._busy_parents
+        self._fail_all(p.Cancelled, "stopped")
+        if not busy:
+            self._refresh_state()
+            return
+        self._interrupt_deadline = time.monotonic() + self.stop_grace
+        self._set_state(State.INTERRUPTING)
+        if self.owned and self._proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._proc.pid, signal.SIGINT)
+        else:
+            self._session.send(self._sockets["control"], "interrupt_request", {})
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        if self._state == State.DEAD:
+            return
+        if self.owned and self._proc is not None and self._proc.poll() is not None:
+            self._on_death(_death_reason(self._proc.returncode))
+            return
+        if not self.owned:
+            self._heartbeat(now)
+            if self._state == State.DEAD:
+                return
+        if not self._ready and self._got_info and now - self._info_sent_at > 0.2:
+            self._send_kernel_info()  # iopub not subscribed yet: status messages prove it
+        if self._interrupt_deadline is not None:
+            if not (self._outstanding or self._busy_parents):
+                self._interrupt_deadline = None
+                self._refresh_state()
+            elif now > self._interrupt_deadline:
+                self._interrupt_deadline = None
+                if self.owned:
+                    self._do_restart("stopped", crash=False)
+                else:
+                    self._notice("stop-failed", "the remote kernel did not stop; "
+                                 "restart it on its host")
+                    self._refresh_state()
+        if self._ready and now - self._ready_since > 10.0:
+            self._crashes_in_row = 0
+
+    def _heartbeat(self, now: float) -> None:
+        if self._hb_sent is None and now - self._hb_last >= HEARTBEAT_PERIOD_S:
+            with contextlib.suppress(zmq.ZMQError):
+                self._sockets["hb"].send(b"ping", zmq.NOBLOCK)
+                self._hb_sent = now
+        if now - self._hb_last > self.heartbeat_timeout:
+            self._fail_all(p.EngineFailure, "lost contact with the engine")
+            self._set_state(State.DEAD)
+            self._notice("dead", "lost contact with the remote kernel (no heartbeat for "
+                         f"{self.heartbeat_timeout:g} s); start it again and reconnect")
+
+    def _fault_text(self) -> str:
+        text = ""
+        with contextlib.suppress(OSError, AttributeError):
+            text = self._fault_path.read_text(errors="replace").strip()
+        if not text and self._log_file is not None:
+            with contextlib.suppress(OSError):
+                log = Path(self._log_file.name).read_text(errors="replace").strip()
+                text = "\n".join(log.splitlines()[-30:])
+        return text[:8000]  # the head holds the error and the crashing line
+
+    def _on_death(self, reason: str) -> None:
+        fault = self._fault_text()
+        self.stats.crashes += 1
+        self._crashes_in_row += 1
+        message = f"the engine died: {reason}"
+        self._fail_all(p.EngineFailure, message, fault)
+        if self._crashes_in_row > self.max_restarts:
+            self._set_state(State.DEAD)
+            self._notice("dead", f"{message}; it crashed {self._crashes_in_row} times in a row, "
+                         "so it was not restarted (use Restart engine)", fault)
+            return
+        self._notice("crashed", message, fault)
+        self._do_restart(reason, crash=True)
+
+    def _do_restart(self, reason: str, *, crash: bool, manual: bool = False) -> None:
+        if not self.owned:
+            self._notice("stop-failed", "a kernel this workbench did not start cannot be "
+                         "restarted from here")
+            return
+        if manual:
+            self._crashes_in_row = 0
+        self._set_state(State.RESTARTING)
+        self._interrupt_deadline = None
+        self._fail_all(p.EngineFailure if crash else p.Cancelled,
+                       f"engine restarted ({reason})")
+        self._kill()
+        self.stats.restarts += 1
+        self._reload_notice = Notice("restarted", "engine restarted")
+        self._launch()
+
+    def _kill(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(Exception):
+                proc.wait(5)
+
+    def _shutdown(self) -> None:
+        for sock in self._sockets.values():
+            sock.close(linger=0)
+        self._sockets = {}
+        if self.owned:
+            proc = self._proc
+            if proc is not None and proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(2)
+                except Exception:  # noqa: BLE001
+                    self._kill()
+            if self._log_file is not None:
+                self._log_file.close()
+            if self.runtime_dir is not None:
+                shutil.rmtree(self.runtime_dir, ignore_errors=True)
+        self._fail_all(p.Cancelled, "engine closed")
+        self._state = State.DEAD
+        self._ctx.term()
+        for fd in (self._wake_r, self._wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _reply_text(reply: p.Reply) -> str:
+    if isinstance(reply, p.UserCodeFailure):
+        return reply.explanation.one_line()
+    for attr in ("message", "reason"):
+        if hasattr(reply, attr):
+            return str(getattr(reply, attr))
+    return type(reply).__name__
+
+
+_LIVE: weakref.WeakSet[EngineClient] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for client in list(_LIVE):
+        with contextlib.suppress(Exception):
+            client.close(2.0)

@@ -1,0 +1,297 @@
+"""The engine's kernel: ipykernel with the workbench comm target, and no TCP port of its own.
+
+Run as ``python -m workbench.engine.kernel -f CONNECTION_FILE [options]``; every
+option ipykernel knows (``--transport``, ``--ip``, ...) passes through. The
+client starts it with an ``ipc`` connection file. Requests arrive as comm
+messages on ``protocol.COMM_TARGET`` and run on the kernel's main thread in
+the console's user namespace, so Stop (SIGINT) reaches them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import glob
+import io
+import os
+import resource
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from workbench.engine import protocol as p
+from workbench.engine.service import Context, Service
+
+DEFAULT_OUTPUT_LIMIT = 100_000  # characters of user output forwarded per request
+MIN_MEMORY_LIMIT = 4 * 2**30  # below this JAX itself cannot start (it maps ~1.5 GB)
+
+
+# --------------------------------------------------------------------------- memory limit
+
+
+def accelerator_present() -> bool:
+    """A GPU/TPU device node exists and JAX is not pinned to the CPU (no jax import: cheap)."""
+    platforms = os.environ.get("JAX_PLATFORMS", "").strip().lower()
+    if platforms and set(platforms.split(",")) <= {"cpu"}:
+        return False
+    patterns = ("/dev/nvidia[0-9]*", "/dev/kfd", "/dev/accel[0-9]*", "/dev/vfio/[0-9]*")
+    return any(glob.glob(pattern) for pattern in patterns)
+
+
+def total_memory() -> int:
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def parse_memory_limit(text: str) -> int | None:
+    """``auto`` (75% of RAM unless an accelerator is present), ``off``, ``0.5`` (of RAM), ``8G``."""
+    text = text.strip().lower()
+    if text in ("off", "none", "0"):
+        return None
+    if text == "auto":
+        return None if accelerator_present() else max(int(total_memory() * 0.75),
+                                                       MIN_MEMORY_LIMIT)
+    units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+    try:
+        if text[-1] in units:
+            return int(float(text[:-1]) * units[text[-1]])
+        value = float(text)
+    except (ValueError, IndexError):
+        raise argparse.ArgumentTypeError(f"bad memory limit {text!r}") from None
+    return int(value * total_memory()) if value <= 1 else int(value)
+
+
+def apply_memory_limit(limit: int | None) -> int | None:
+    """Cap this process's address space so a huge allocation fails instead of the machine."""
+    if limit is None:
+        return None
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    return limit
+
+
+# --------------------------------------------------------------------------- user output
+
+
+class OutputCapture:
+    """User stdout/stderr of one request, sent as batched ``Output`` events, capped in total.
+
+    Past ``limit`` characters the text is only counted; the last event says how
+    much was dropped, so a print in a loop of a million iterations costs the GUI
+    one small message per batch.
+    """
+
+    def __init__(self, request_id: str, send: Callable[[p.Event], None],
+                 limit: int = DEFAULT_OUTPUT_LIMIT, interval: float = 0.05, batch: int = 16_384):
+        self.request_id = request_id
+        self._send = send
+        self.limit = limit
+        self.interval = interval
+        self.batch = batch
+        self.kept = 0
+        self.dropped = 0
+        self._pending: list[tuple[str, str]] = []
+        self._pending_size = 0
+        self._last_flush = time.monotonic()
+        self._lock = threading.Lock()
+
+    def write(self, stream: str, text: str) -> None:
+        with self._lock:
+            room = self.limit - self.kept
+            if room <= 0:
+                self.dropped += len(text)
+                return
+            if len(text) > room:
+                self.dropped += len(text) - room
+                text = text[:room]
+            self.kept += len(text)
+            self._pending.append((stream, text))
+            self._pending_size += len(text)
+        now = time.monotonic()
+        if self._pending_size >= self.batch or now - self._last_flush >= self.interval:
+            self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            pending, self._pending, self._pending_size = self._pending, [], 0
+            self._last_flush = time.monotonic()
+        merged: list[list[str]] = []
+        for stream, text in pending:
+            if merged and merged[-1][0] == stream:
+                merged[-1][1] += text
+            else:
+                merged.append([stream, text])
+        for stream, text in merged:
+            self._send(p.Output(self.request_id, stream, text))
+
+    def close(self) -> None:
+        self.flush()
+        if self.dropped:
+            note = f"\n[output truncated: {self.dropped} more characters not shown]\n"
+            self._send(p.Output(self.request_id, "stderr", note, True, self.dropped))
+
+
+class _Stream(io.TextIOBase):
+    """A ``sys.stdout``/``sys.stderr`` stand-in that feeds an OutputCapture."""
+
+    def __init__(self, capture: OutputCapture, name: str):
+        self._capture = capture
+        self._name = name
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._capture.write(self._name, str(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._capture.flush()
+
+
+# --------------------------------------------------------------------------- comm endpoint
+
+
+class Endpoint:
+    """The comm target: decodes requests, runs them through the service, sends replies."""
+
+    def __init__(self, service: Service, output_limit: int = DEFAULT_OUTPUT_LIMIT):
+        self.service = service
+        self.output_limit = output_limit
+
+    def on_open(self, comm: Any, open_msg: dict[str, Any]) -> None:
+        comm.on_msg(lambda msg: self.on_msg(comm, msg))
+
+    def on_msg(self, comm: Any, msg: dict[str, Any]) -> None:
+        data = msg.get("content", {}).get("data")
+        rid = _best_effort_id(data)
+        try:
+            try:
+                request = p.decode(data, msg.get("buffers") or [])
+            except p.ProtocolError as exc:
+                reply: p.Reply = p.UsageFailure(rid, f"malformed request: {exc}")
+            else:
+                rid = getattr(request, "id", rid)
+                reply = self.run(comm, request)
+        except KeyboardInterrupt:
+            reply = p.Cancelled(rid, "stopped")
+        self.send(comm, reply)
+
+    def run(self, comm: Any, request: Any) -> p.Reply:
+        rid = getattr(request, "id", "")
+        capture = OutputCapture(rid, lambda event: self.send(comm, event), self.output_limit)
+        saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = _Stream(capture, "stdout"), _Stream(capture, "stderr")
+        try:
+            return self.service.handle(request, Context(rid, lambda e: self.send(comm, e)))
+        finally:
+            sys.stdout, sys.stderr = saved
+            capture.close()
+
+    def send(self, comm: Any, value: Any) -> None:
+        try:
+            data, buffers = p.encode(value)
+        except TypeError as exc:
+            rid = getattr(value, "id", "")
+            data, buffers = p.encode(
+                p.EngineFailure(rid, f"internal error: the result cannot be sent: {exc}")
+            )
+        comm.send(data=data, buffers=buffers)
+
+
+def _best_effort_id(data: Any) -> str:
+    try:
+        rid = data["body"]["fields"]["id"]
+    except (TypeError, KeyError):
+        return ""
+    return rid if isinstance(rid, str) else ""
+
+
+# --------------------------------------------------------------------------- the kernel app
+
+
+def _make_app_class() -> type:
+    from ipykernel.iostream import IOPubThread
+    from ipykernel.kernelapp import IPKernelApp
+    from traitlets import Bool
+
+    class WorkbenchKernelApp(IPKernelApp):
+        """IPKernelApp that opens no TCP port: no iopub pipe for forked children."""
+
+        name = "workbench-kernel"
+        # fd-level capture would route a fatal error's last words through a pipe
+        # that dies with the process; leave fd 2 on the launcher's log file.
+        capture_fd_output = Bool(False).tag(config=True)
+
+        def init_iopub(self, context: Any) -> None:
+            import zmq
+
+            self.iopub_socket = context.socket(zmq.XPUB)
+            self.iopub_socket.linger = 1000
+            self._apply_curve_server_options(self.iopub_socket)
+            self.iopub_port = self._bind_socket(self.iopub_socket, self.iopub_port)
+            self.configure_tornado_logger()
+            # pipe=True would bind tcp://127.0.0.1:<random> for output of forked children.
+            self.iopub_thread = IOPubThread(self.iopub_socket, pipe=False, session=self.session)
+            self.iopub_thread.start()
+            self.iopub_socket = self.iopub_thread.background_socket
+
+    return WorkbenchKernelApp
+
+
+def _warm_up() -> None:
+    """Import JAX while the kernel waits for its first request (GUI start-up in parallel)."""
+    try:
+        import jax
+        import jax.numpy  # noqa: F401
+
+        jax.devices()
+    except Exception:  # noqa: BLE001 - the first real request reports the problem
+        pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m workbench.engine.kernel",
+        description="The workbench engine kernel (ipykernel options pass through, e.g. -f FILE).",
+    )
+    parser.add_argument("--memory-limit", default=os.environ.get("WORKBENCH_MEMORY_LIMIT", "auto"),
+                        help="address-space limit: auto (75%% of RAM, off with an "
+                        "accelerator), off, a fraction of RAM, or a size like 8G")
+    parser.add_argument("--fault-file", help="where faulthandler writes a crash's traceback")
+    parser.add_argument("--output-limit", type=int, default=DEFAULT_OUTPUT_LIMIT,
+                        help="characters of user output forwarded per request")
+    parser.add_argument("--no-warm-up", action="store_true", help="do not import JAX early")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args, rest = build_parser().parse_known_args(argv)
+    fault = open(args.fault_file, "w") if args.fault_file else sys.stderr  # noqa: SIM115
+    # Only the crashing thread: that is where the user's line is; the rest is noise.
+    faulthandler.enable(file=fault, all_threads=False)
+    try:
+        limit = apply_memory_limit(parse_memory_limit(args.memory_limit))
+    except argparse.ArgumentTypeError as exc:
+        build_parser().error(str(exc))
+
+    app = _make_app_class().instance()
+    app.initialize(list(rest))
+    service = Service(app.shell.user_ns, in_kernel=True, memory_limit=limit)
+    app.shell.user_ns["workbench_service"] = service
+    app.kernel.comm_manager.register_target(p.COMM_TARGET, Endpoint(service,
+                                                                    args.output_limit).on_open)
+    if not args.no_warm_up:
+        threading.Thread(target=_warm_up, name="workbench-warm-up", daemon=True).start()
+    app.start()
+
+
+if __name__ == "__main__":
+    main()

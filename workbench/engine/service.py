@@ -1,0 +1,203 @@
+"""One dispatcher from request dataclasses to reply dataclasses, in-process or in the kernel.
+
+``Service.handle(request)`` never raises for anything a request or the user's
+code can cause: user-code errors become ``UserCodeFailure`` (explained by the
+catalog), bad requests ``UsageFailure``, a Stop (KeyboardInterrupt)
+``Cancelled``, our own bugs ``EngineFailure``. Adding an operation is one
+function decorated with ``@handles(RequestType)`` (or ``@operation("name")`` for
+a ``Call``) that returns a plain-data result.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.engine import protocol as p
+from workbench.engine.errors import UsageError, UserCodeError
+from workbench.engine.source import DEFAULT_FILENAME, LoadedSource, load_source
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
+
+
+@dataclass
+class Context:
+    """What a running handler may use besides its request: progress events and a stop flag."""
+
+    request_id: str = ""
+    emit: Callable[[p.Event], None] = field(default=lambda event: None)
+    should_stop: Callable[[], bool] = field(default=lambda: False)
+
+    def progress(self, done: int, total: int, message: str = "", value: Any = None) -> None:
+        self.emit(p.Progress(self.request_id, int(done), int(total), message, value))
+
+
+Handler = Callable[["Service", Any, Context], Any]
+_HANDLERS: dict[type, Handler] = {}
+_OPERATIONS: dict[str, Handler] = {}
+
+
+def handles(request_type: type) -> Callable[[Handler], Handler]:
+    """Register the handler of ``request_type``; it returns the value of the ``Result``."""
+
+    def deco(fn: Handler) -> Handler:
+        _HANDLERS[request_type] = fn
+        return fn
+
+    return deco
+
+
+def operation(name: str) -> Callable[[Handler], Handler]:
+    """Register a ``Call(op=name, params=...)`` handler; it gets the ``Call`` request."""
+
+    def deco(fn: Handler) -> Handler:
+        _OPERATIONS[name] = fn
+        return fn
+
+    return deco
+
+
+class Service:
+    """Holds the loaded editor source and answers requests about it.
+
+    With ``namespace`` (the kernel's user namespace) the editor source runs
+    there, so the console sees the same names; otherwise each load gets a fresh
+    namespace.
+    """
+
+    def __init__(self, namespace: dict[str, Any] | None = None, *, in_kernel: bool = False,
+                 memory_limit: int | None = None):
+        self.namespace = namespace
+        self.in_kernel = in_kernel
+        self.memory_limit = memory_limit
+        self.loaded: LoadedSource | None = None
+
+    def handle(self, request: Any, context: Context | None = None) -> p.Reply:
+        """The reply to ``request``; never raises for a user's or a request's fault."""
+        rid = getattr(request, "id", "")
+        rid = rid if isinstance(rid, str) else ""
+        context = context or Context(request_id=rid)
+        if not isinstance(request, p.Request):
+            return p.UsageFailure(rid, f"not a request: {type(request).__name__}")
+        if isinstance(request, p.Call):
+            handler = _OPERATIONS.get(request.op)
+            if handler is None:
+                known = ", ".join(sorted(_OPERATIONS)) or "none"
+                return p.UsageFailure(rid, f"unknown operation {request.op!r} (known: {known})")
+        else:
+            handler = _HANDLERS.get(type(request))
+            if handler is None:
+                return p.UsageFailure(rid, f"no handler for {type(request).__name__}")
+        try:
+            return p.Result(rid, handler(self, request, context))
+        except UserCodeError as exc:
+            return p.UserCodeFailure(rid, exc.explanation)
+        except UsageError as exc:
+            return p.UsageFailure(rid, exc.message)
+        except KeyboardInterrupt:
+            return p.Cancelled(rid, "stopped")
+        except Exception as exc:  # noqa: BLE001 - every error must become a reply
+            return self._unexpected(rid, exc)
+
+    def require_loaded(self) -> LoadedSource:
+        if self.loaded is None:
+            raise UsageError("no source loaded yet: send LoadSource first")
+        return self.loaded
+
+    def _unexpected(self, rid: str, exc: Exception) -> p.Reply:
+        """An exception nobody wrapped: ours if it was raised in workbench code, else the user's."""
+        frames = traceback.extract_tb(exc.__traceback__)
+        filename = self.loaded.filename if self.loaded else DEFAULT_FILENAME
+        ours = bool(frames) and frames[-1].filename.startswith(_PACKAGE_DIR + os.sep)
+        if not ours:
+            from workbench.engine.catalog import explain
+
+            return p.UserCodeFailure(rid, explain(exc, filename))
+        text = "".join(traceback.format_exception(exc))
+        return p.EngineFailure(rid, f"internal error: {type(exc).__name__}: {exc}", text)
+
+    def _forget_stale(self, before: dict[str, Any], loaded: LoadedSource) -> LoadedSource:
+        """Drop editor functions the new source no longer defines (a renamed function).
+
+        Only matters in the shared kernel namespace, where the old objects stay behind.
+        """
+        for name, obj in before.items():
+            if obj is not None and self.namespace is not None and self.namespace.get(name) is obj:
+                del self.namespace[name]
+        loaded.functions = tuple(f for f in loaded.functions if f.name in loaded.namespace)
+        return loaded
+
+
+@handles(p.Ping)
+def _ping(service: Service, request: p.Ping, context: Context) -> p.Pong:
+    return p.Pong(os.getpid(), p.PROTOCOL_VERSION, service.in_kernel, service.memory_limit)
+
+
+@handles(p.LoadSource)
+def _load(service: Service, request: p.LoadSource, context: Context) -> p.Functions:
+    old = service.loaded
+    before = {f.name: old.namespace.get(f.name) for f in old.functions} if old else {}
+    # A failed load raises here and leaves the last good source in place.
+    loaded = load_source(request.source, request.filename, namespace=service.namespace)
+    service.loaded = service._forget_stale(before, loaded)
+    return p.Functions(service.loaded.filename, tuple(service.loaded.functions))
+
+
+@handles(p.ListFunctions)
+def _list(service: Service, request: p.ListFunctions, context: Context) -> p.Functions:
+    loaded = service.require_loaded()
+    return p.Functions(loaded.filename, tuple(loaded.functions))
+
+
+@handles(p.Trace)
+def _trace(service: Service, request: p.Trace, context: Context) -> Any:
+    from workbench.engine.trace import trace_function
+
+    return trace_function(service.require_loaded(), request.name, request.args,
+                          tuple(request.transforms))
+
+
+@handles(p.Lower)
+def _lower(service: Service, request: p.Lower, context: Context) -> Any:
+    try:
+        from workbench.engine.lowering import lower_function
+    except ImportError:
+        raise UsageError("lowering is not available in this engine") from None
+    return lower_function(service.require_loaded(), request.name, request.args,
+                          tuple(request.transforms), hlo=request.hlo, cost=request.cost)
+
+
+@handles(p.Devices)
+def _devices(service: Service, request: p.Devices, context: Context) -> Any:
+    from workbench.engine.devices import list_devices
+
+    return list_devices()
+
+
+@handles(p.SampleCurves)
+def _curves(service: Service, request: p.SampleCurves, context: Context) -> Any:
+    from workbench.engine.curves import sample_curves
+
+    return sample_curves(service.require_loaded(), request.name, order=request.order,
+                         lo=request.lo, hi=request.hi, points=request.points,
+                         params=request.params, wrt=request.wrt)
+
+
+@handles(p.Time)
+def _time(service: Service, request: p.Time, context: Context) -> Any:
+    from workbench.engine.timing import TimingConfig, time_function
+
+    def on_progress(event: Any) -> None:
+        context.progress(event.done, event.total, event.label, event.point)
+
+    # In the kernel Stop arrives as KeyboardInterrupt (a Cancelled reply); in-process a
+    # caller may also stop it between measurements through the context.
+    return time_function(service.require_loaded(), request.name, request.args,
+                         devices=request.devices, modes=request.modes,
+                         baseline=request.baseline, sweep=request.sweep,
+                         config=request.config or TimingConfig(), on_progress=on_progress,
+                         should_stop=context.should_stop)
