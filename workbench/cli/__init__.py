@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Without a sub-command it opens the window.",
     )
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
+    parser.add_argument("--open", metavar="FILE", help="open FILE in the window")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in SUBCOMMANDS:
         importlib.import_module(f"workbench.cli.{name}_cmd").register(sub)
@@ -75,16 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def open_gui(args: argparse.Namespace) -> int:
-    try:
-        from workbench.ui.app import run_app  # type: ignore[import-not-found]
-    except ImportError:
-        print(
-            "workbench: the window is not built yet; try the headless commands:\n"
-            "  workbench trace assets/examples/selu.py selu --args 'f32[1000]' --format tree\n"
-            "  workbench devices",
-            file=sys.stderr,
-        )
-        return 0
+    from workbench.ui.app import run_app
+
     return int(run_app(args) or 0)
 
 

@@ -13,6 +13,7 @@ import argparse
 import faulthandler
 import glob
 import io
+import logging
 import os
 import resource
 import sys
@@ -272,7 +273,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _RoutingPeekFilter(logging.Filter):
+    """Drop ipykernel 7's spurious "No such comm" from its shell-channel thread.
+
+    That thread peeks at every comm message to route it to a subshell, and may do
+    so before the main thread has handled our ``comm_open``; the message is then
+    delivered in order anyway. A miss on the main thread is real and still shown
+    (it would otherwise print into the user's console).
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (
+            record.getMessage().startswith("No such comm:")
+            and threading.current_thread() is not threading.main_thread()
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
+    logging.getLogger("Comm").addFilter(_RoutingPeekFilter())
     args, rest = build_parser().parse_known_args(argv)
     fault = open(args.fault_file, "w") if args.fault_file else sys.stderr  # noqa: SIM115
     # Only the crashing thread: that is where the user's line is; the rest is noise.

@@ -1,0 +1,29 @@
+"""The console is a qtconsole client of the engine's own kernel: one namespace, no noise."""
+
+from __future__ import annotations
+
+SOURCE = "def double(x):\n    return x * 2\n"
+
+
+def console_text(window) -> str:
+    return window.console_panel.widget._control.toPlainText()
+
+
+def test_console_shares_the_editor_namespace(qtbot, make_window):
+    window = make_window(console=True)
+    window.new_file()
+    with qtbot.waitSignal(window.sig_traced, timeout=30000):
+        window.editor.setPlainText(SOURCE)
+    assert window.console_panel.widget.objectName() == "console"
+    qtbot.waitUntil(lambda: "In [" in console_text(window), timeout=20000)
+    window.console_panel.execute("print('result', double(21))")
+    qtbot.waitUntil(lambda: "result 42" in console_text(window), timeout=20000)
+    # and back: a name defined in the console is visible to the editor's code
+    window.console_panel.execute("offset = 100")
+    qtbot.waitUntil(lambda: "In [3]" in console_text(window), timeout=20000)
+    with qtbot.waitSignal(window.sig_traced, timeout=30000):
+        window.editor.setPlainText(SOURCE + "\ndef shifted(x):\n    return x + offset\n")
+    with qtbot.waitSignal(window.sig_traced, timeout=30000) as blocker:
+        window.controls.function_list.setCurrentText("shifted")
+    assert "add a 100.0" in blocker.args[0].text
+    assert "No such comm" not in console_text(window)

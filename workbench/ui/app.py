@@ -1,0 +1,36 @@
+"""Start the window: ``workbench`` with no sub-command, and ``make run``."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from workbench import __version__
+from workbench.ui.settings import Settings
+from workbench.ui.theme import apply_scheme
+
+
+def run_app(args: argparse.Namespace | None = None) -> int:
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("workbench")
+    app.setOrganizationName("workbench")
+    app.setApplicationVersion(__version__)
+    settings = Settings()
+    apply_scheme(app, settings.theme)  # type: ignore[arg-type]
+
+    from workbench.ui.main_window import MainWindow
+
+    window = MainWindow(getattr(args, "open", None), settings=settings)
+    window.show()
+    # Ctrl+C in the terminal closes the window the normal way (autosave marks a clean exit).
+    signal.signal(signal.SIGINT, lambda *_: window.close())
+    signal.signal(signal.SIGTERM, lambda *_: window.close())
+    # Python runs signal handlers only between bytecodes: tick now and then so it can.
+    ticker = QTimer(interval=200)
+    ticker.timeout.connect(lambda: None)
+    ticker.start()
+    return app.exec()

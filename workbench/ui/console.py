@@ -1,0 +1,66 @@
+"""The IPython console (qtconsole) on the engine's own kernel: one namespace for both."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+os.environ.setdefault("QT_API", "pyside6")  # qtconsole goes through qtpy
+
+
+class ConsolePanel(QWidget):
+    """Holds the console widget (objectName ``console``) once the kernel's connection is known."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("consolePanel")
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._placeholder = QLabel("The console starts with the engine ...")
+        self._layout.addWidget(self._placeholder)
+        self.widget = None
+        self.kernel_client = None
+
+    def connect_kernel(self, connection_file: str) -> None:
+        """Attach a console client to the kernel described by ``connection_file``."""
+        if self.widget is not None:
+            return
+        from qtconsole.client import QtKernelClient
+        from qtconsole.rich_jupyter_widget import RichJupyterWidget
+
+        client = QtKernelClient(connection_file=connection_file)
+        client.load_connection_file()
+        client.start_channels()
+        # The engine's own comm messages go past on iopub; the console has no comms of
+        # its own, so its comm manager must not warn "No such comm" for each of them.
+        quiet = logging.getLogger("workbench.console.comms")
+        quiet.setLevel(logging.ERROR)
+        client.comm_manager.log = quiet
+        widget = RichJupyterWidget()
+        widget.setObjectName("console")
+        widget.kernel_client = client
+        widget.banner = (
+            "The workbench console: the editor's functions are defined here, "
+            "and names you define here are visible to the engine.\n"
+        )
+        self._placeholder.hide()
+        self._layout.addWidget(widget)
+        self.widget = widget
+        self.kernel_client = client
+
+    def execute(self, code: str) -> None:
+        if self.widget is not None:
+            self.widget.execute(code)
+
+    def set_font_points(self, points: float) -> None:
+        if self.widget is not None:
+            font = self.widget.font
+            font.setPointSizeF(points)
+            self.widget.font = font
+
+    def shutdown(self) -> None:
+        if self.kernel_client is not None:
+            self.kernel_client.stop_channels()
+            self.kernel_client = None

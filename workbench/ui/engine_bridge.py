@@ -1,0 +1,111 @@
+"""The engine client seen from Qt: its callbacks re-emitted as signals on the GUI thread.
+
+``EngineClient`` calls back from its own I/O thread; every callback here is
+handed to the GUI thread through a queued signal, so widgets only ever see
+engine replies in the Qt event loop and the GUI never blocks on the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+from workbench.engine import protocol as p
+from workbench.engine.client import EngineClient, Notice, State
+
+ReplyHandler = Callable[[p.Reply], None]
+EventHandler = Callable[[p.Event], None]
+
+
+class EngineBridge(QObject):
+    """Owns one EngineClient; requests take callbacks that run on the GUI thread."""
+
+    sig_state_changed = Signal(str)
+    """The lifecycle state changed: starting, idle, busy, interrupting, restarting, dead."""
+    sig_notice = Signal(object)
+    """Something the user should read (a crash, a restart): an ``engine.client.Notice``."""
+    sig_output = Signal(object)
+    """User stdout/stderr from the engine: a ``protocol.Output``."""
+    _sig_call = Signal(object, object)
+
+    def __init__(self, parent: QObject | None = None, **client_options: Any):
+        super().__init__(parent)
+        self._client_options = client_options
+        self._client: EngineClient | None = None
+        self._state = State.STARTING.value
+        self._sig_call.connect(self._on_call, Qt.ConnectionType.QueuedConnection)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """Start the kernel (returns at once; the state moves to idle when it answers)."""
+        if self._client is not None:
+            return
+        self._client = EngineClient(
+            on_state=lambda s: self._sig_call.emit(self._on_state, str(s)),
+            on_notice=lambda n: self._sig_call.emit(self.sig_notice.emit, n),
+            on_output=lambda o: self._sig_call.emit(self.sig_output.emit, o),
+            **self._client_options,
+        )
+
+    @property
+    def state(self) -> str:
+        return self._state
+
+    @property
+    def client(self) -> EngineClient | None:
+        return self._client
+
+    @property
+    def connection_file(self) -> str | None:
+        return str(self._client.connection_file) if self._client is not None else None
+
+    def stop(self) -> None:
+        if self._client is not None:
+            self._client.stop()
+
+    def restart(self) -> None:
+        if self._client is not None:
+            self._client.restart()
+
+    def close(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            client.close()
+
+    # ------------------------------------------------------------------ requests
+
+    def request(
+        self,
+        request: p.Request,
+        on_reply: ReplyHandler | None = None,
+        on_event: EventHandler | None = None,
+        *,
+        key: str | None = None,
+    ) -> str:
+        """Send ``request``; ``on_reply``/``on_event`` run later on the GUI thread.
+
+        A later request with the same ``key`` supersedes this one: its reply is dropped.
+        """
+        if self._client is None:
+            self.start()
+        assert self._client is not None
+        reply_cb = (lambda r: self._sig_call.emit(on_reply, r)) if on_reply else None
+        event_cb = (lambda e: self._sig_call.emit(on_event, e)) if on_event else None
+        return self._client.request(request, reply_cb, event_cb, key=key)
+
+    # ------------------------------------------------------------------ slots
+
+    @Slot(object, object)
+    def _on_call(self, fn: Callable[[Any], None], arg: Any) -> None:
+        fn(arg)
+
+    def _on_state(self, state: str) -> None:
+        if state != self._state:
+            self._state = state
+            self.sig_state_changed.emit(state)
+
+
+__all__ = ["EngineBridge", "Notice", "State"]

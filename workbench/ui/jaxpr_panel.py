@@ -1,0 +1,228 @@
+"""The jaxpr view: the tree (linked to editor lines), the text, and the lowered HLO."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QRegularExpression, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QTabWidget,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.ui.jaxpr_model import COL_EQUATION, JaxprTreeModel, LineRole, PrimitiveFilter
+
+
+def _fmt(color: str, bold: bool = False) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(QColor(color))
+    if bold:
+        fmt.setFontWeight(QFont.Weight.Bold)
+    return fmt
+
+
+class JaxprHighlighter(QSyntaxHighlighter):
+    """Colours jaxpr text: keywords, types, primitives, literals (Pygments has no jaxpr lexer)."""
+
+    RULES = (
+        (r"\b(lambda|let|in)\b", "#8959a8", True),
+        (r"\b(?:bool|[iuf]\d+|bf16|c64|c128)\[[^\]]*\]", "#3e999f", False),
+        (r"(?<== )[a-z_][a-z_0-9]*", "#4271ae", True),
+        (r"\b\d+(?:\.\d*)?(?:e[-+]?\d+)?(?=:)", "#f5871f", False),
+    )
+
+    def __init__(self, document: Any):
+        super().__init__(document)
+        self._rules = [(QRegularExpression(p), _fmt(c, b)) for p, c, b in self.RULES]
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt override)
+        for regex, fmt in self._rules:
+            it = regex.globalMatch(text)
+            while it.hasNext():
+                m = it.next()
+                self.setFormat(m.capturedStart(), m.capturedLength(), fmt)
+
+
+def _mono() -> QFont:
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+
+class JaxprPanel(QWidget):
+    """Tree, text and HLO of the traced function; selecting an equation names its line."""
+
+    sig_line_activated = Signal(int)
+    """An equation was selected: its editor line (1-based)."""
+    sig_hlo_wanted = Signal(str, bool)
+    """The HLO tab is shown (or its dialect changed): dialect, with cost analysis."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.model = JaxprTreeModel(self)
+        self.proxy = PrimitiveFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self._hlo_stale = True
+        self._trace: Any = None
+
+        self.filter_edit = QLineEdit(placeholderText="filter by primitive (e.g. mul, cond)")
+        self.filter_edit.setObjectName("jaxprFilter")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self._on_filter_changed)
+        self.stats_label = QLabel("")
+        self.stats_label.setObjectName("jaxprStats")
+        self.stats_label.setWordWrap(True)
+
+        self.tree = QTreeView()
+        self.tree.setObjectName("jaxprTree")
+        self.tree.setModel(self.proxy)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree.setFont(_mono())
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(COL_EQUATION, QHeaderView.ResizeMode.Stretch)
+        for col in range(1, self.model.columnCount()):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.selectionModel().currentChanged.connect(self._on_current_changed)
+
+        self.text = QPlainTextEdit(readOnly=True)
+        self.text.setObjectName("jaxprText")
+        self.text.setFont(_mono())
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self._text_highlighter = JaxprHighlighter(self.text.document())
+
+        self.hlo_dialect = QComboBox()
+        self.hlo_dialect.setObjectName("hloDialect")
+        self.hlo_dialect.addItem("StableHLO", "stablehlo")
+        self.hlo_dialect.addItem("Compiled HLO", "compiled")
+        self.hlo_dialect.currentIndexChanged.connect(self._on_dialect_changed)
+        self.hlo = QPlainTextEdit(readOnly=True)
+        self.hlo.setObjectName("hloText")
+        self.hlo.setFont(_mono())
+        self.hlo.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.cost_label = QLabel("")
+        self.cost_label.setObjectName("hloCost")
+        self.cost_label.setWordWrap(True)
+        self.cost_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        tree_page = QWidget()
+        tl = QVBoxLayout(tree_page)
+        tl.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(self.filter_edit)
+        tl.addLayout(row)
+        tl.addWidget(self.tree, 1)
+        tl.addWidget(self.stats_label)
+
+        hlo_page = QWidget()
+        hl = QVBoxLayout(hlo_page)
+        hl.setContentsMargins(0, 0, 0, 0)
+        hl.addWidget(self.hlo_dialect)
+        hl.addWidget(self.hlo, 1)
+        hl.addWidget(self.cost_label)
+
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("jaxprTabs")
+        self.tabs.addTab(tree_page, "Tree")
+        self.tabs.addTab(self.text, "Text")
+        self.tabs.addTab(hlo_page, "HLO")
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+
+    # ------------------------------------------------------------------ content
+
+    def show_trace(self, result: Any) -> None:
+        """Show a ``TraceResult``; the HLO is fetched again only when its tab is shown."""
+        self._trace = result
+        self.model.set_tree(result.jaxpr)
+        self.text.setPlainText(result.text)
+        by = ", ".join(f"{k} {v}" for k, v in list(result.stats.by_primitive.items())[:12])
+        self.stats_label.setText(f"{result.stats.eqns} equations at all depths: {by}")
+        if self.filter_edit.text():
+            self.tree.expandAll()
+        self._hlo_stale = True
+        if self.tabs.currentIndex() == 2:
+            self._request_hlo()
+
+    def clear(self, message: str = "") -> None:
+        self._trace = None
+        self.model.set_tree(None)
+        self.text.setPlainText(message)
+        self.stats_label.setText(message)
+
+    def show_lowering(self, lowering: Any) -> None:
+        dialect = self.hlo_dialect.currentData()
+        text = lowering.compiled_hlo if dialect == "compiled" else lowering.stablehlo
+        self.hlo.setPlainText(text or "")
+        cost = lowering.cost
+        parts = []
+        if cost is not None:
+            for name in ("flops", "bytes_accessed", "transcendentals"):
+                value = getattr(cost, name, None)
+                parts.append(f"{name.replace('_', ' ')}: {_num(value)}")
+        mem = lowering.memory
+        if mem is not None:
+            for name, value in vars(mem).items():
+                if isinstance(value, (int, float)):
+                    parts.append(f"{name.replace('_', ' ')}: {_num(value)}")
+        self.cost_label.setText(
+            "XLA estimates: " + "; ".join(parts) if parts else "no cost analysis on this backend"
+        )
+        self._hlo_stale = False
+
+    def show_hlo_error(self, message: str) -> None:
+        self.hlo.setPlainText(message)
+        self.cost_label.setText("")
+
+    def set_cursor_line(self, line: int) -> None:
+        """Highlight the equations made by this editor line."""
+        self.model.set_highlighted_lines({line})
+
+    # ------------------------------------------------------------------ slots
+
+    def _on_filter_changed(self, text: str) -> None:
+        self.proxy.setFilterRegularExpression(
+            QRegularExpression(
+                re.escape(text.strip()), QRegularExpression.PatternOption.CaseInsensitiveOption
+            )
+        )
+        if text.strip():
+            self.tree.expandAll()
+
+    def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        line = current.data(LineRole) if current.isValid() else None
+        if isinstance(line, int):
+            self.sig_line_activated.emit(line)
+
+    def _on_tab_changed(self, index: int) -> None:
+        if index == 2 and self._hlo_stale and self._trace is not None:
+            self._request_hlo()
+
+    def _on_dialect_changed(self, _index: int) -> None:
+        if self.tabs.currentIndex() == 2 and self._trace is not None:
+            self._request_hlo()
+
+    def _request_hlo(self) -> None:
+        self.hlo.setPlainText("lowering ...")
+        self.sig_hlo_wanted.emit(self.hlo_dialect.currentData(), True)
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.4g}"
+    return f"{int(value):,}"
