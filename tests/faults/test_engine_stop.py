@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -20,6 +21,13 @@ def engine():
     assert isinstance(rec.call(p.LoadSource(source=GOOD)), p.Result)
     yield rec
     rec.close()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _start_running(engine: Recorder, source: str) -> list[p.Reply]:
@@ -57,6 +65,11 @@ def test_long_jitted_loop_restarts_within_3_s_and_reloads_definitions(engine):
         + "h(jnp.ones(4), 2**31 - 1).block_until_ready()\n"
     )
     box = _start_running(engine, source)
+    # "started" is printed just before the call into XLA; on a loaded machine the kernel
+    # may not be inside it yet. CPU time piling up means the loop itself is running.
+    kernel_pid = engine.client.pid
+    spent = _cpu_seconds(kernel_pid)
+    wait_until(lambda: _cpu_seconds(kernel_pid) > spent + 0.2, 30, "the jitted loop to run")
     notices_before = len(engine.notices)
     start = time.monotonic()
     engine.client.stop()

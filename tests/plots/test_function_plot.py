@@ -1,0 +1,208 @@
+"""FunctionPlot and HessianHeatmap driven as the panel will drive them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+
+from workbench.plots.function_plot import (
+    FunctionPlot,
+    finite_difference_error,
+    gap_markers,
+    interpolate,
+    order_name,
+)
+from workbench.plots.heatmap import HessianHeatmap
+from workbench.plots.palette import order_colour
+from workbench.plots.presentation import axis_font_size
+
+X = np.linspace(-3.0, 3.0, 301)
+
+
+def tanh_curves(x: np.ndarray) -> dict[int, np.ndarray]:
+    t = np.tanh(x)
+    return {0: t, 1: 1 - t**2, 2: -2 * t * (1 - t**2)}
+
+
+@pytest.fixture
+def plot(qtbot):
+    p = FunctionPlot()
+    qtbot.addWidget(p)
+    p.resize(500, 350)
+    p.show()
+    return p
+
+
+def test_second_set_curves_reuses_the_items(plot):
+    plot.set_curves("tanh", X, tanh_curves(X))
+    items = {k: plot.curve_item("tanh", k) for k in range(3)}
+    plot.set_curves("tanh", X, tanh_curves(2 * X))
+    for k in range(3):
+        assert plot.curve_item("tanh", k) is items[k]
+        np.testing.assert_allclose(items[k].getData()[1], tanh_curves(2 * X)[k])
+
+
+def test_orders_keep_colours_and_functions_get_line_styles(plot):
+    plot.set_curves("tanh", X, tanh_curves(X))
+    plot.set_curves("sin", X, {0: np.sin(X), 1: np.cos(X)})
+    a, b = plot.curve_item("tanh", 1).opts["pen"], plot.curve_item("sin", 1).opts["pen"]
+    assert a.color() == b.color() == order_colour(1)
+    assert a.style() != b.style()
+    assert plot.curve_item("tanh", 0).opts["pen"].color() != a.color()
+    legend = [label.text for _, label in plot.plotItem.legend.items]
+    assert {"tanh", "tanh′", "tanh″", "sin", "sin′"} <= set(legend)
+
+
+def test_dropped_order_is_removed(plot):
+    plot.set_curves("tanh", X, tanh_curves(X))
+    plot.set_curves("tanh", X, {0: np.tanh(X)})
+    assert "tanh″" not in [label.text for _, label in plot.plotItem.legend.items]
+    with pytest.raises(KeyError):
+        plot.curve_item("tanh", 2)
+
+
+def test_non_finite_values_are_gaps_with_a_marker(plot):
+    with np.errstate(divide="ignore"):
+        y = 1 / X  # inf at x = 0 (X holds 0.0 exactly)
+    y[10:20] = np.nan
+    plot.set_curves("inv", X, {0: y})
+    item = plot.curve_item("inv", 0)
+    drawn = item.getData()[1]
+    assert item.opts["connect"] == "finite"
+    assert np.isnan(drawn[150]) and np.isnan(drawn[10:20]).all()
+    gx, gy = plot.gap_item("inv", 0).getData()
+    assert len(gx) == 2  # two runs: [10, 20) and x == 0
+    assert gx[0] == pytest.approx((X[10] + X[19]) / 2)
+    assert gy[0] == pytest.approx((y[9] + y[20]) / 2)
+
+
+def test_masks_from_the_engine_become_gaps(plot):
+    mask = np.zeros_like(X, dtype=bool)
+    mask[100:105] = True
+    plot.set_curves("tanh", X, {0: np.tanh(X)}, masks={0: mask})
+    assert np.isnan(plot.curve_item("tanh", 0).getData()[1][100:105]).all()
+    assert len(plot.gap_item("tanh", 0).getData()[0]) == 1
+
+
+def test_gap_markers_edge_runs():
+    y = np.array([np.nan, 1.0, 2.0, np.inf])
+    gx, gy = gap_markers(np.arange(4.0), y)
+    np.testing.assert_allclose(gx, [0.0, 3.0])
+    np.testing.assert_allclose(gy, [1.0, 2.0])
+    assert len(gap_markers(np.arange(3.0), np.full(3, np.nan))[0]) == 0
+
+
+def test_pan_emits_the_new_range(plot, qtbot):
+    plot.set_curves("tanh", X, tanh_curves(X))
+    with qtbot.waitSignal(plot.sig_range_changed, timeout=2000) as blocker:
+        plot.setXRange(-1.0, 0.5, padding=0)
+    lo, hi = blocker.args
+    assert lo == pytest.approx(-1.0) and hi == pytest.approx(0.5)
+
+
+def test_fresh_samples_of_the_shown_range_do_not_ask_again(plot, qtbot):
+    # The x range follows the samples exactly (no padding), so the plot does not ask the
+    # engine again for the range it was just given, and the view cannot creep.
+    with qtbot.assertNotEmitted(plot.sig_range_changed, wait=150):
+        plot.set_curves("tanh", X, tanh_curves(X))
+    assert plot.viewRange()[0] == pytest.approx([X[0], X[-1]])
+
+
+def test_readout_equals_samples_at_sample_points(plot):
+    curves = tanh_curves(X)
+    plot.set_curves("tanh", X, curves)
+    for i in (0, 17, 150, 300):
+        got = plot.readout_at(X[i])
+        assert got == {k: curves[k][i] for k in range(3)}
+    mid = (X[10] + X[11]) / 2
+    assert plot.readout_at(mid)[0] == pytest.approx((curves[0][10] + curves[0][11]) / 2)
+    assert np.isnan(plot.readout_at(99.0)[0])
+
+
+def test_crosshair_label_shows_the_values(plot):
+    plot.set_curves("tanh", X, tanh_curves(X))
+    plot.set_cursor(X[200])
+    text = plot.readout_text()
+    assert f"x = {X[200]:.6g}" in text
+    assert f"tanh′ = {1 - np.tanh(X[200]) ** 2:.6g}" in text
+    plot.set_cursor(None)
+    assert plot.readout_text() == ""
+
+
+def test_tangent_slope_equals_the_derivative(plot):
+    curves = tanh_curves(X)
+    plot.set_curves("tanh", X, curves)
+    plot.set_tangent_visible(True)
+    plot.set_cursor(X[120])
+    tx, ty = plot.tangent_data()
+    slope = (ty[1] - ty[0]) / (tx[1] - tx[0])
+    assert slope == pytest.approx(curves[1][120], rel=1e-9)
+    # and it touches the curve at the cursor
+    assert ty[0] + slope * (X[120] - tx[0]) == pytest.approx(curves[0][120])
+    plot.set_tangent_visible(False)
+    assert len(plot.tangent_data()[0]) == 0
+
+
+def test_finite_difference_error_is_small_and_second_order():
+    errs = []
+    for n in (101, 201):
+        x = np.linspace(0, 2, n)
+        e = finite_difference_error(x, {0: np.sin(x), 1: np.cos(x)})[1]
+        errs.append(np.nanmax(e[1:-1]))
+    assert errs[0] < 1e-3
+    assert errs[0] / errs[1] == pytest.approx(4, rel=0.1)  # halve h, quarter the error
+
+
+def test_error_panel_shows_the_error_curves(plot):
+    plot.set_curves("tanh", X, tanh_curves(X))
+    assert plot.error_curves() == {}
+    plot.set_error_visible(True)
+    curves = plot.error_curves()
+    assert set(curves) == {1, 2}
+    np.testing.assert_allclose(curves[1][1], finite_difference_error(X, tanh_curves(X))[1])
+    plot.set_error_visible(False)
+    assert plot.errorPlot.scene() is None
+
+
+def test_presentation_scale_changes_fonts_and_lines(plot):
+    plot.set_curves("tanh", X, tanh_curves(X))
+    before = axis_font_size(plot.plotItem)
+    width = plot.curve_item("tanh", 0).opts["pen"].widthF()
+    plot.set_presentation_scale(2.0)
+    assert axis_font_size(plot.plotItem) == pytest.approx(2 * before)
+    assert plot.curve_item("tanh", 0).opts["pen"].widthF() == pytest.approx(2 * width)
+    plot.set_presentation_scale(1.0)  # no compounding
+    assert axis_font_size(plot.plotItem) == pytest.approx(before)
+
+
+def test_helpers():
+    assert [order_name("f", k) for k in range(5)] == ["f", "f′", "f″", "f‴", "f⁽⁴⁾"]
+    assert np.isnan(interpolate(np.array([0.0, 1.0]), np.array([np.nan, 1.0]), 0.5))
+    assert interpolate(np.array([0.0, 1.0]), np.array([np.nan, 1.0]), 1.0) == 1.0
+
+
+def test_hessian_heatmap(qtbot):
+    h = HessianHeatmap()
+    qtbot.addWidget(h)
+    m = np.array([[2.0, -1.0, 0.0], [-1.0, 3.0, 0.5], [0.0, 0.5, -4.0]])
+    h.set_matrix(m, names=["a", "b", "c"])
+    np.testing.assert_array_equal(h.image.image, m)
+    assert h.colorbar.levels() == pytest.approx((-4.0, 4.0))  # symmetric: zero is the midpoint
+    assert h.cell_labels() == [f"{v:.3g}" for v in m.ravel()]
+    assert h.value_text(1, 2) == "∂²f/∂b∂c = H[1, 2] = 0.5"
+    h.set_matrix(np.eye(12))
+    assert h.cell_labels() == []  # too many cells to label; the tooltip remains
+    with pytest.raises(ValueError):
+        h.set_matrix(np.ones((2, 3)))
+
+
+def test_hessian_tooltip_on_hover(qtbot):
+    h = HessianHeatmap()
+    qtbot.addWidget(h)
+    h.resize(300, 300)
+    h.show()
+    h.set_matrix(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    scene_pos = h.plotItem.vb.mapViewToScene(QtCore.QPointF(1.5, 0.5))
+    h.scene().sigMouseMoved.emit(scene_pos)
+    assert h.toolTip() == h.value_text(0, 1)

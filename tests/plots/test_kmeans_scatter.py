@@ -1,0 +1,172 @@
+"""KMeansScatter recolours without moving points; DistortionPlot marks the iteration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+
+from workbench.plots.export import qimage_to_array, render_image
+from workbench.plots.kmeans_scatter import BACKGROUND, DistortionPlot, KMeansScatter
+from workbench.plots.palette import EMPTY_COLOUR, cluster_colour
+from workbench.plots.presentation import axis_font_size
+
+RNG = np.random.default_rng(3)
+XY = RNG.uniform(0, 10, size=(400, 2))
+CENTROIDS = np.array([[2.0, 2.0], [8.0, 8.0], [2.0, 8.0]])
+
+
+def nearest(xy: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return np.argmin(((xy[:, None, :] - c[None]) ** 2).sum(-1), axis=1)
+
+
+@pytest.fixture
+def scatter(qtbot):
+    w = KMeansScatter(marker_threshold=0)  # raster path even for a small test set
+    qtbot.addWidget(w)
+    w.resize(400, 300)
+    w.show()
+    qtbot.waitExposed(w)
+    w.plotItem.showGrid(x=False, y=False)
+    w.set_points(XY)
+    return w
+
+
+def test_raster_cells_hold_each_points_label(scatter):
+    labels = nearest(XY, CENTROIDS)
+    scatter.set_frame(labels, CENTROIDS)
+    image = scatter.label_image()
+    shown = 0
+    for i in range(len(XY)):
+        cell = scatter.cell_of(i)
+        if cell is not None:
+            assert image[cell] == labels[i]
+            shown += 1
+    assert shown > 300  # a few share a cell with a later point
+    assert (image != BACKGROUND).sum() == shown
+
+
+def test_rendered_pixels_have_the_cluster_colours(scatter):
+    scatter.point_size = 6  # big cells: the point's pixel is unambiguous
+    scatter._on_view_changed()
+    labels = nearest(XY, CENTROIDS)
+    scatter.set_frame(labels, np.empty((0, 2)))
+    pixels = qimage_to_array(render_image(scatter))
+    checked = 0
+    for i in range(0, len(XY), 7):
+        if scatter.cell_of(i) is None:
+            continue
+        row, col = scatter.cell_of(i)
+        (x0, _), (y0, _) = scatter.vb.viewRange()
+        rect = scatter._raster.mapRectToView(scatter._raster.boundingRect())
+        cx = rect.left() + (col + 0.5) * rect.width() / scatter.label_image().shape[1]
+        cy = rect.top() + (row + 0.5) * rect.height() / scatter.label_image().shape[0]
+        p = scatter.data_to_widget(cx, cy)
+        if not scatter.rect().contains(p):
+            continue
+        r, g, b, _ = pixels[p.y(), p.x()]
+        want = cluster_colour(int(labels[i]))
+        assert (r, g, b) == (want.red(), want.green(), want.blue())
+        checked += 1
+    assert checked > 20
+
+
+def test_frames_only_recolour(scatter):
+    cells = scatter._cells.copy()
+    for k in range(3):
+        scatter.set_frame(np.full(len(XY), k), CENTROIDS)
+        assert set(np.unique(scatter.label_image())) == {k, BACKGROUND}
+    np.testing.assert_array_equal(scatter._cells, cells)  # positions were not recomputed
+
+
+def test_view_change_rerasterises_with_the_same_labels(scatter):
+    labels = nearest(XY, CENTROIDS)
+    scatter.set_frame(labels, CENTROIDS)
+    scatter.vb.setRange(xRange=(0, 5), yRange=(0, 5), padding=0)
+    image = scatter.label_image()
+    inside = 0
+    for i in range(len(XY)):
+        cell = scatter.cell_of(i)
+        if cell is not None:
+            inside += 1
+            assert image[cell] == labels[i]
+    assert 0 < inside < 200  # about a quarter of the points are in view
+
+
+def test_small_data_sets_use_round_markers(qtbot):
+    w = KMeansScatter()
+    qtbot.addWidget(w)
+    w.set_points(XY)
+    assert not w.uses_raster
+    labels = nearest(XY, CENTROIDS)
+    w.set_frame(labels, CENTROIDS)
+    brushes = w._markers.data["brush"]
+    assert [b.color().name() for b in brushes[:20]] == [
+        cluster_colour(int(k)).name() for k in labels[:20]]
+
+
+def test_centroids_trails_and_empty_clusters(scatter):
+    older = CENTROIDS + 1.0
+    old = CENTROIDS + 0.5
+    scatter.set_frame(nearest(XY, CENTROIDS), CENTROIDS, trails=[older, old],
+                      empty=[False, True, False])
+    spots = scatter.centroid_spots()
+    assert [s["pos"] for s in spots] == [tuple(c) for c in CENTROIDS]
+    assert spots[0]["brush"] == cluster_colour(0).name()
+    assert spots[1]["brush"] is None and spots[1]["pen"] == EMPTY_COLOUR.lower()
+    assert scatter.empty_clusters() == [1]
+    assert "empty cluster: 1" in scatter.caption_text()
+    x, y = scatter.trail_data(2)
+    np.testing.assert_allclose(np.c_[x, y], [older[2], old[2], CENTROIDS[2]])
+    with pytest.raises(ValueError):
+        scatter.set_frame(np.zeros(3, dtype=int), CENTROIDS)
+
+
+def test_voronoi_background_is_nearest_centroid(scatter):
+    scatter.set_frame(nearest(XY, CENTROIDS), CENTROIDS)
+    scatter.set_voronoi_visible(True)
+    image = scatter.voronoi_labels()
+    rows, cols = image.shape
+    (x0, x1), (y0, y1) = scatter.vb.viewRange()
+    for r, c in [(0, 0), (rows - 1, cols - 1), (rows // 2, cols // 3)]:
+        point = np.array([[x0 + (c + 0.5) * (x1 - x0) / cols, y0 + (r + 0.5) * (y1 - y0) / rows]])
+        assert image[r, c] == nearest(point, CENTROIDS)[0]
+    scatter.set_voronoi_visible(False)
+    assert not scatter._voronoi.isVisible()
+
+
+def test_click_emits_data_coordinates(scatter, qtbot):
+    target = scatter.data_to_widget(3.0, 7.0)
+    with qtbot.waitSignal(scatter.sig_clicked, timeout=2000) as blocker:
+        qtbot.mouseClick(scatter.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=target)
+    x, y = blocker.args
+    (x0, x1), _ = scatter.vb.viewRange()
+    pixel = (x1 - x0) / scatter.vb.width()
+    assert abs(x - 3.0) < 2 * pixel and abs(y - 7.0) < 2 * pixel
+
+
+def test_distortion_marks_the_current_iteration(qtbot):
+    d = DistortionPlot()
+    qtbot.addWidget(d)
+    history = [10.0, 6.0, 4.5, 4.4]
+    d.set_history(history)
+    assert d.current_marker() is None
+    d.set_current(2)
+    assert d.current_marker() == (2.0, 4.5)
+    assert d._line.value() == 2
+    with pytest.raises(IndexError):
+        d.set_current(4)
+    d.set_history(history[:2])  # a new, shorter run drops the mark
+    assert d.current_marker() is None
+
+
+def test_presentation_scale_grows_markers_and_fonts(scatter, qtbot):
+    scatter.set_frame(nearest(XY, CENTROIDS), CENTROIDS)
+    before = axis_font_size(scatter.plotItem)
+    scatter.set_presentation_scale(2.0)
+    assert axis_font_size(scatter.plotItem) == pytest.approx(2 * before)
+    assert scatter._centroid_item.points()[0].size() == pytest.approx(36)
+    d = DistortionPlot()
+    qtbot.addWidget(d)
+    d.set_presentation_scale(2.0)
+    assert axis_font_size(d.plotItem) == pytest.approx(2 * before)

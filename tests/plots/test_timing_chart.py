@@ -1,0 +1,123 @@
+"""TimingChart: bars on a log axis, sweep lines and the jit/eager crossover."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from workbench.plots.presentation import axis_font_size
+from workbench.plots.timing_chart import (
+    LogSecondsAxis,
+    LogSizeAxis,
+    SweepRow,
+    TimingBar,
+    TimingChart,
+    find_crossovers,
+    format_seconds,
+    format_size,
+)
+
+BARS = [
+    TimingBar("cpu:0", "eager", 846e-6, 20e-6),
+    ("cpu:0", "jit", 222e-6, 5e-6),
+    {"device": "gpu:0", "mode": "jit", "median_s": 12e-6},
+    ("gpu:0", "eager", 300e-6),
+    ("host", "numpy", 1.1e-3, 1e-5),
+]
+
+
+@pytest.fixture
+def chart(qtbot):
+    c = TimingChart()
+    qtbot.addWidget(c)
+    c.resize(500, 350)
+    c.show()
+    return c
+
+
+def test_bars_heights_are_log_seconds(chart):
+    chart.set_bars(BARS)
+    got = chart.bar_values()
+    want = {("cpu:0", "eager"): 846e-6, ("cpu:0", "jit"): 222e-6, ("gpu:0", "jit"): 12e-6,
+            ("gpu:0", "eager"): 300e-6, ("host", "numpy"): 1.1e-3}
+    assert got.keys() == want.keys()
+    for key, seconds in want.items():
+        assert got[key] == pytest.approx(seconds, rel=1e-9)
+    assert isinstance(chart.barPlot.getAxis("left"), LogSecondsAxis)
+    assert chart.view() == "bars"
+    assert set(chart.bar_label_texts()) == {"846 µs", "222 µs", "12 µs", "300 µs", "1.1 ms"}
+    ticks = chart.barPlot.getAxis("bottom")._tickLevels[0]
+    assert [name for _, name in ticks] == ["cpu:0", "gpu:0", "host"]
+
+
+def test_groups_hold_modes_side_by_side(chart):
+    chart.set_bars(BARS)
+    xs = {m: list(item.opts["x"]) for m, item in chart._bar_items.items()}
+    assert list(chart._bar_items) == ["eager", "jit", "numpy"]
+    assert xs["eager"][0] < xs["jit"][0] < 0.5  # cpu group: eager then jit around x = 0
+
+
+def test_unit_ticks():
+    axis = LogSecondsAxis("left")
+    assert axis.tickStrings([-9, -6, -3, 0, math.log10(0.25)], 1, 1) == [
+        "1 ns", "1 µs", "1 ms", "1 s", "250 ms"]
+    assert LogSizeAxis("bottom").tickStrings([0, 3, 6, 9], 1, 1) == ["1", "1k", "1M", "1G"]
+    assert format_seconds(2.22e-4) == "222 µs"
+    assert format_seconds(3.5e-8) == "35 ns"
+    assert format_seconds(12.0) == "12 s"
+    assert format_size(2500) == "2.5k"
+    majors = axis.tickValues(-6.5, -2.2, 300)[0][1]
+    assert majors == [-6.0, -5.0, -4.0, -3.0]
+
+
+def test_crossover_is_log_interpolated():
+    rows = [SweepRow(100, "cpu:0", "eager", 10e-6), SweepRow(1000, "cpu:0", "eager", 100e-6),
+            SweepRow(100, "cpu:0", "jit", 100e-6), SweepRow(1000, "cpu:0", "jit", 10e-6),
+            SweepRow(10, "cpu:0", "jit", 200e-6), SweepRow(10, "cpu:0", "eager", 5e-6)]
+    (c,) = find_crossovers(rows)
+    assert c.size == pytest.approx(math.sqrt(100 * 1000))  # symmetric in log space: midpoint
+    assert "316" in c.note
+
+
+def test_no_crossover_cases():
+    always = [SweepRow(s, "d", "jit", 1e-6) for s in (10, 100)]
+    always += [SweepRow(s, "d", "eager", 1e-5) for s in (10, 100)]
+    never = [SweepRow(s, "e", "jit", 1e-5) for s in (10, 100)]
+    never += [SweepRow(s, "e", "eager", 1e-6) for s in (10, 100)]
+    got = {c.device: c for c in find_crossovers(always + never)}
+    assert got["d"].size is None and "jit faster at every size" in got["d"].note
+    assert got["e"].size is None and "eager faster at every size" in got["e"].note
+
+
+def test_sweep_lines_and_crossover_marker(chart):
+    sizes = [10, 100, 1000, 10_000, 100_000]
+    rows = []
+    for s in sizes:
+        rows.append((s, "cpu:0", "eager", 20e-6 + s * 1e-9))
+        rows.append((s, "cpu:0", "jit", 60e-6 + s * 0.2e-9))
+        rows.append((s, "gpu:0", "eager", 30e-6))
+        rows.append((s, "gpu:0", "jit", 5e-6))
+    chart.set_sweep(rows)
+    assert chart.view() == "sweep"
+    x, y = chart.sweep_data()[("cpu:0", "jit")]
+    np.testing.assert_allclose(x, np.log10(sizes))
+    np.testing.assert_allclose(y, np.log10([60e-6 + s * 0.2e-9 for s in sizes]))
+    cross = chart.crossovers()
+    assert cross["gpu:0"] is None
+    assert 10_000 < cross["cpu:0"] < 100_000
+    line = chart._crossover_lines["cpu:0"]
+    assert line.isVisible() and line.value() == pytest.approx(math.log10(cross["cpu:0"]))
+    assert not chart._crossover_lines["gpu:0"].isVisible()
+    chart.show_view("bars")
+    assert chart.view() == "bars"
+
+
+def test_presentation_scale(chart):
+    chart.set_bars(BARS)
+    before = axis_font_size(chart.barPlot, "left")
+    chart.set_presentation_scale(1.5)
+    assert axis_font_size(chart.barPlot, "left") == pytest.approx(1.5 * before)
+    assert axis_font_size(chart.sweepPlot, "bottom") == pytest.approx(1.5 * before)
+    assert chart.view() == "bars"

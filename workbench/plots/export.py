@@ -1,0 +1,150 @@
+"""Plots to PNG and SVG (pyqtgraph exporters); a k-means run to a GIF or numbered PNGs.
+
+Works headless under the offscreen Qt platform (``workbench kmeans ... -o run.gif``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from pyqtgraph.exporters import ImageExporter, SVGExporter
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from workbench.plots.kmeans_scatter import KMeansScatter
+
+
+@dataclass(frozen=True)
+class KMeansFrame:
+    """One drawn iteration: labels per point, centroids K x 2, empty clusters."""
+
+    labels: np.ndarray
+    centroids: np.ndarray
+    empty: np.ndarray | None = None
+    caption: str = ""
+
+
+def _target(widget: QtWidgets.QWidget) -> QtWidgets.QGraphicsScene:
+    if not isinstance(widget, pg.GraphicsView):
+        raise TypeError(f"not a pyqtgraph plot widget: {type(widget).__name__}")
+    return widget.scene()
+
+
+def settle(widget: QtWidgets.QWidget) -> None:
+    """Paint once off screen and let the layout react, so axes have grown to fit their
+    tick text before an export (pyqtgraph widens an axis only after painting it)."""
+    size = widget.size() if widget.width() > 1 else QtCore.QSize(800, 600)
+    image = QtGui.QImage(size, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+    for _ in range(2):
+        painter = QtGui.QPainter(image)
+        widget.render(painter)
+        painter.end()
+        QtWidgets.QApplication.processEvents()
+
+
+def export_png(widget: QtWidgets.QWidget, path: str | Path, width: int | None = None) -> Path:
+    """The whole plot widget as a PNG (``width`` in pixels; height keeps the aspect)."""
+    path = Path(path)
+    scene = _target(widget)
+    settle(widget)
+    exporter = ImageExporter(scene)
+    if width is not None:
+        exporter.parameters()["width"] = int(width)
+    exporter.export(str(path))
+    return path
+
+
+def export_svg(widget: QtWidgets.QWidget, path: str | Path) -> Path:
+    """The whole plot widget as SVG (vector lines; images such as the k-means raster embed)."""
+    path = Path(path)
+    scene = _target(widget)
+    settle(widget)
+    try:
+        SVGExporter(scene).export(str(path))
+    except ValueError:
+        # pyqtgraph 0.14 cannot re-parse the closed paths ("... Z") that Qt 6.10+ writes
+        # (pyqtgraph issue #3495); Qt's own SVG generator draws the same scene.
+        _qt_svg(widget, path)
+    return path
+
+
+def _qt_svg(widget: QtWidgets.QWidget, path: Path) -> None:
+    from PySide6.QtSvg import QSvgGenerator
+
+    generator = QSvgGenerator()
+    generator.setFileName(str(path))
+    generator.setSize(widget.size())
+    generator.setViewBox(QtCore.QRect(QtCore.QPoint(0, 0), widget.size()))
+    generator.setTitle(widget.objectName() or "plot")
+    painter = QtGui.QPainter(generator)
+    widget.render(painter)
+    painter.end()
+
+
+def render_image(widget: QtWidgets.QWidget, size: tuple[int, int] | None = None) -> QtGui.QImage:
+    """Render ``widget`` (resized to ``size`` first when given) into an ARGB image off screen."""
+    if size is not None:
+        widget.resize(*size)
+    image = QtGui.QImage(widget.size(), QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(0)
+    painter = QtGui.QPainter(image)
+    widget.render(painter)
+    painter.end()
+    return image
+
+
+def qimage_to_array(image: QtGui.QImage) -> np.ndarray:
+    """H x W x 4 uint8 RGBA copy of a QImage."""
+    rgba = image.convertToFormat(QtGui.QImage.Format.Format_RGBA8888)
+    h, w = rgba.height(), rgba.width()
+    buf = np.frombuffer(rgba.constBits(), dtype=np.uint8, count=rgba.sizeInBytes())
+    return buf.reshape(h, rgba.bytesPerLine())[:, : w * 4].reshape(h, w, 4).copy()
+
+
+def _render_frames(scatter: KMeansScatter, frames: Iterable[KMeansFrame],
+                   trail_length: int) -> Iterable[np.ndarray]:
+    history: list[np.ndarray] = []
+    settle(scatter)
+    for i, frame in enumerate(frames):
+        scatter.set_frame(frame.labels, frame.centroids, history[-trail_length:] if
+                          trail_length else [], frame.empty)
+        scatter.set_caption(frame.caption or f"iteration {i}")
+        history.append(np.asarray(frame.centroids, dtype=float))
+        yield qimage_to_array(render_image(scatter))
+
+
+def export_kmeans_gif(scatter: KMeansScatter, frames: Sequence[KMeansFrame], path: str | Path,
+                      frame_ms: int = 400, trail_length: int = 50) -> Path:
+    """An animated GIF of the run, one frame per iteration, drawn by ``scatter`` off screen.
+
+    Each frame carries its iteration caption, so Pillow never merges two frames into one.
+    """
+    from PIL import Image
+
+    path = Path(path)
+    images = [Image.fromarray(a[:, :, :3]).quantize(colors=255, method=Image.Quantize.MEDIANCUT)
+              for a in _render_frames(scatter, frames, trail_length)]
+    if not images:
+        raise ValueError("no frames to write")
+    images[0].save(path, save_all=True, append_images=images[1:], duration=frame_ms, loop=0,
+                   optimize=False, disposal=1)
+    return path
+
+
+def export_kmeans_pngs(scatter: KMeansScatter, frames: Sequence[KMeansFrame],
+                       folder: str | Path, stem: str = "frame",
+                       trail_length: int = 50) -> list[Path]:
+    """Numbered PNGs ``stem_000.png``, ... in ``folder`` (created if missing)."""
+    from PIL import Image
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, a in enumerate(_render_frames(scatter, frames, trail_length)):
+        p = folder / f"{stem}_{i:03d}.png"
+        Image.fromarray(a).save(p)
+        paths.append(p)
+    return paths
