@@ -1,0 +1,144 @@
+"""A whole k-means run as plain data: ``run_kmeans(points, init) -> KMeansRun``."""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.engine.errors import UsageError
+from workbench.engine.kmeans.data import validate_points
+from workbench.engine.kmeans.inits import check_given
+
+MAX_ITER_LIMIT = 100_000
+
+
+@dataclass(frozen=True)
+class KMeansRun:
+    """Every frame of one Lloyd run; frame i is (centroids[i], labels[i], distortion[i]).
+
+    ``labels[i]`` assigns the points to ``centroids[i]``; ``centroids[i+1]`` are
+    the means of those clusters. ``changed[i]`` counts points whose label
+    differs from frame i-1 (all N at frame 0); ``counts[i]`` are the cluster
+    sizes, 0 for an empty cluster (which keeps its centroid). Without
+    recorded labels, ``labels`` holds only the final frame (shape [1, N]).
+    """
+
+    centroids: np.ndarray  # [I+1, K, D] float32
+    labels: np.ndarray  # [I+1, N] (or [1, N]) int8/int16/int32
+    distortion: np.ndarray  # [I+1] float32, mean squared distance
+    changed: np.ndarray  # [I+1] int32
+    counts: np.ndarray  # [I+1, K] int32
+    iterations: int
+    converged: bool
+    compile_s: float
+    run_s: float
+    per_iter_s: float
+
+    @property
+    def n(self) -> int:
+        return int(self.labels.shape[1])
+
+    @property
+    def k(self) -> int:
+        return int(self.centroids.shape[1])
+
+    @property
+    def d(self) -> int:
+        return int(self.centroids.shape[2])
+
+    @property
+    def empty(self) -> np.ndarray:
+        """[I+1, K] True where a cluster had no points in that frame."""
+        return self.counts == 0
+
+    @property
+    def empty_clusters(self) -> tuple[tuple[int, ...], ...]:
+        """Per frame, the indices of the empty clusters."""
+        return tuple(tuple(int(j) for j in np.flatnonzero(row)) for row in self.empty)
+
+    @property
+    def final_centroids(self) -> np.ndarray:
+        return self.centroids[-1]
+
+    @property
+    def final_labels(self) -> np.ndarray:
+        return self.labels[-1]
+
+
+_EXECUTABLES: dict[tuple[int, int, int, int, bool], object] = {}
+
+
+def _compiled(key: tuple[int, int, int, int, bool]) -> tuple[object, float]:
+    """The executable for these shapes and its compile time (0 when cached)."""
+    if key in _EXECUTABLES:
+        return _EXECUTABLES[key], 0.0
+    import jax
+    import jax.numpy as jnp
+
+    from workbench.engine.kmeans import lloyd
+
+    n, d, k, max_iter, record_labels = key
+    fn = jax.jit(functools.partial(lloyd.run, max_iter=max_iter, record_labels=record_labels))
+    x = jax.ShapeDtypeStruct((n, d), jnp.float32)
+    c = jax.ShapeDtypeStruct((k, d), jnp.float32)
+    t0 = time.perf_counter()
+    compiled = fn.lower(x, c, jax.ShapeDtypeStruct((), jnp.float32)).compile()
+    if len(_EXECUTABLES) >= 16:
+        _EXECUTABLES.pop(next(iter(_EXECUTABLES)))
+    _EXECUTABLES[key] = compiled
+    return compiled, time.perf_counter() - t0
+
+
+def run_kmeans(
+    points: np.ndarray,
+    centroids: np.ndarray,
+    *,
+    max_iter: int = 100,
+    tol: float = 1e-5,
+    record_labels: bool = True,
+) -> KMeansRun:
+    """Lloyd's algorithm from ``centroids`` in one compiled call, with its full history.
+
+    Converged when no point changes cluster (a fixed point) or, for tol > 0,
+    when the distortion drops by no more than ``tol`` (absolute); a negative
+    tol runs all ``max_iter`` iterations.
+    ``compile_s`` is 0 when an executable for these shapes was cached.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    x = validate_points(points)
+    n, d = x.shape
+    c0 = check_given(np.asarray(centroids), None, n, d)
+    if not 0 <= max_iter <= MAX_ITER_LIMIT:
+        raise UsageError(f"--max-iter must be between 0 and {MAX_ITER_LIMIT}, got {max_iter}")
+    if math.isnan(tol):
+        raise UsageError("--tol must be a number, got nan")
+    key = (n, d, c0.shape[0], int(max_iter), bool(record_labels))
+    compiled, compile_s = _compiled(key)
+    xj, cj, tj = jnp.asarray(x), jnp.asarray(c0), jnp.float32(tol)
+    jax.block_until_ready((xj, cj))
+    t0 = time.perf_counter()
+    h = jax.block_until_ready(compiled(xj, cj, tj))
+    run_s = time.perf_counter() - t0
+    frames = int(h.passes)
+    iterations = frames - 1
+    labels = np.asarray(h.labels)
+    if record_labels:
+        labels = labels[:frames].copy() if frames < labels.shape[0] else labels
+    return KMeansRun(
+        centroids=np.asarray(h.centroids)[:frames].copy(),
+        labels=labels,
+        distortion=np.asarray(h.distortion)[:frames].copy(),
+        changed=np.asarray(h.changed)[:frames].copy(),
+        counts=np.asarray(h.counts)[:frames].copy(),
+        iterations=iterations,
+        converged=bool(h.converged),
+        compile_s=compile_s,
+        run_s=run_s,
+        per_iter_s=run_s / max(iterations, 1),
+    )
