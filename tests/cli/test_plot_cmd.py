@@ -134,3 +134,54 @@ def test_user_code_errors_exit_1(capsys, prog, func, message):
     assert code == 1 and out == ""
     first = err.splitlines()[0]
     assert message in first and "prog.py" in first
+
+
+# -------------------------------------------------------------------- -o FILE.png / .svg
+
+
+def test_output_png_is_a_valid_image(capsys, prog, tmp_path):
+    from PIL import Image
+
+    out = tmp_path / "selu.png"
+    code, stdout, err = run_cli(capsys, prog, "selu", "--order", "2", "-o", str(out),
+                                "--size", "640x400")
+    assert code == 0 and err == "" and stdout.strip() == f"wrote {out}"
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with Image.open(out) as image:
+        image.load()
+        assert image.size == (640, 400)
+        colours = image.convert("RGB").getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 10  # curves drawn, not a blank page
+
+
+def test_output_svg_with_overlays(capsys, prog, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "three.svg"
+    code, _, err = run_cli(capsys, prog, "selu", "--overlay", "sigmoid", "--overlay", "log",
+                           "--order", "1", "--range", "-2", "2", "-o", str(out))
+    assert code == 0 and err == ""
+    root = ET.parse(out).getroot()
+    assert root.tag.endswith("svg")
+    texts = ["".join(e.itertext()).strip() for e in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert {"selu", "selu′", "sigmoid′", "log", "log′"} <= set(texts)  # the legend
+    assert len(list(root.iter("{http://www.w3.org/2000/svg}polyline"))) > 100  # vector curves
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["-o", "plot.pdf"], "must end in .png or .svg"),
+        (["-o", "p.png", "--size", "wide"], "bad --size"),
+        (["--overlay", "sigmoid"], "--overlay draws into an image"),
+    ],
+)
+def test_output_bad_options_exit_2(capsys, prog, tmp_path, extra, message):
+    code, out, err = run_cli(capsys, prog, "selu", *extra)
+    assert code == 2 and out == "" and message in err
+
+
+def test_output_for_a_vector_function_explains_and_writes_nothing(capsys, prog, tmp_path):
+    out = tmp_path / "v.png"
+    code, _, err = run_cli(capsys, prog, "vector", "-o", str(out))
+    assert code == 1 and "f32[3]" in err and not out.exists()

@@ -203,4 +203,4 @@ def test_filter_and_hlo_on_demand(qtbot, make_window):
     assert "flops" in panel.cost_label.text()
     panel.hlo_dialect.setCurrentIndex(1)
     qtbot.waitUntil(lambda: "HloModule" in panel.hlo.toPlainText(), timeout=30000)
-    assert window.devices_label.text().startswith("cpu:0")
+    qtbot.waitUntil(lambda: window.devices_label.text().startswith("cpu:0"), timeout=10000)

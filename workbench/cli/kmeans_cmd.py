@@ -53,6 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--labels-out", metavar="FILE.npy", help="write the final labels here")
+    p.add_argument(
+        "-o", "--output", metavar="RUN.gif|FOLDER",
+        help="draw every iteration off screen: an animated GIF, or numbered PNGs in a folder",
+    )
     p.set_defaults(func=run)
 
 
@@ -90,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     result = run_kmeans(points, c0, max_iter=args.max_iter, tol=args.tol)
     if args.labels_out is not None:
         _save_labels(Path(args.labels_out), result.final_labels)
+    if args.output is not None:
+        _draw(Path(args.output), points, result)
     if args.format == "json":
         print(json.dumps(to_json(result)))
     else:
@@ -125,6 +131,35 @@ def print_text(r, source: str, init: str) -> None:
         f"{state} after {r.iterations} iterations: distortion {r.distortion[-1]:.6g}; "
         f"compile {r.compile_s:.3f} s, {r.per_iter_s * 1e3:.3f} ms per iteration"
     )
+
+
+def _draw(path: Path, points: np.ndarray, r) -> None:
+    """Render the run with the window's own k-means plot, off screen (no display needed)."""
+    if points.shape[1] < 2:
+        raise UsageError(f"drawing needs 2 columns, the data has {points.shape[1]}")
+    from workbench.cli.offscreen import qt_app
+
+    qt_app()
+    from workbench.plots.export import KMeansFrame, export_kmeans_gif, export_kmeans_pngs
+    from workbench.plots.kmeans_scatter import KMeansScatter
+
+    scatter = KMeansScatter()
+    scatter.resize(800, 600)
+    scatter.set_points(np.ascontiguousarray(points[:, :2], dtype=np.float32))
+    frames = [
+        KMeansFrame(r.labels[min(i, r.labels.shape[0] - 1)], r.centroids[i][:, :2], r.empty[i],
+                    f"iteration {i}, distortion {r.distortion[i]:.4g}")
+        for i in range(r.iterations + 1)
+    ]
+    try:
+        if path.suffix.lower() == ".gif":
+            export_kmeans_gif(scatter, frames, path)
+        elif path.suffix == "":
+            export_kmeans_pngs(scatter, frames, path)
+        else:
+            raise UsageError(f"-o takes a .gif file or a folder for PNGs, got {str(path)!r}")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _save_labels(path: Path, labels: np.ndarray) -> None:

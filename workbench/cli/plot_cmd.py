@@ -7,6 +7,7 @@ import csv
 import json
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check", action="store_true",
                    help="compare each derivative with a central difference")
     p.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    p.add_argument("-o", "--output", metavar="FILE.png|FILE.svg",
+                   help="draw the curves into a PNG or SVG file (headless) instead of printing")
+    p.add_argument("--overlay", action="append", default=[], metavar="FUNC",
+                   help="with -o: draw FUNC on the same axes too (repeatable), e.g. "
+                   "--overlay sigmoid --overlay relu")
+    p.add_argument("--size", default="900x600", metavar="WxH",
+                   help="with -o: the image size in pixels (default 900x600)")
     p.set_defaults(func=run)
 
 
@@ -122,13 +130,74 @@ def _csv(curves: Any) -> None:
         writer.writerow(["" if not math.isfinite(v) else repr(v) for v in row])
 
 
+def _image_options(args: argparse.Namespace) -> tuple[str, tuple[int, int]] | None:
+    """(suffix, size) of ``-o``, checked before any sampling; None without ``-o``."""
+    if args.output is None:
+        if args.overlay:
+            raise UsageError("--overlay draws into an image: give -o FILE.png or -o FILE.svg")
+        return None
+    suffix = Path(args.output).suffix.lower()
+    if suffix not in (".png", ".svg"):
+        raise UsageError(f"-o {args.output}: the file name must end in .png or .svg")
+    width, sep, height = args.size.lower().partition("x")
+    try:
+        size = (int(width), int(height))
+        if not sep or min(size) < 50 or max(size) > 10_000:
+            raise ValueError
+    except ValueError:
+        raise UsageError(f"bad --size {args.size!r}: write WIDTHxHEIGHT in pixels, "
+                         "e.g. 900x600") from None
+    return suffix, size
+
+
+def write_image(all_curves: list[Any], path: str, size: tuple[int, int]) -> Path:
+    """Draw the curves with the GUI's own FunctionPlot, off screen, into PNG or SVG."""
+    from workbench.cli.offscreen import qt_app
+
+    _app = qt_app()  # offscreen when there is no display
+    from PySide6.QtCore import Qt
+
+    from workbench.plots.export import export_png, export_svg
+    from workbench.plots.function_plot import FunctionPlot
+
+    plot = FunctionPlot()
+    try:
+        # Shown but never on screen: the layout then fills the requested size.
+        plot.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+        plot.resize(*size)
+        plot.show()
+        for c in all_curves:
+            plot.set_curves(c.function, c.x, dict(enumerate(c.values)),
+                            dict(enumerate(c.nonfinite)))
+        first = all_curves[0]
+        params = ", ".join(f"{cp.name}={cp.value:g}" for cp in first.params)
+        plot.plotItem.setTitle(f"{first.function}({params})" if params else None)
+        plot.plotItem.setLabel("bottom", first.wrt)
+        plot.set_scheme("light")  # a figure for a page or a slide (after the title: it colours it)
+        plot.reset_view()
+        out = Path(path)
+        if out.suffix.lower() == ".svg":
+            return export_svg(plot, out)
+        return export_png(plot, out, width=size[0])
+    finally:
+        plot.close()
+        plot.deleteLater()
+
+
 def run(args: argparse.Namespace) -> int:
     from workbench.engine.curves import check_derivatives, sample_curves
 
+    image = _image_options(args)
     loaded = load_user_file(args.file)
     lo, hi = args.range_
     curves = sample_curves(loaded, args.function, order=args.order, lo=lo, hi=hi,
                            points=args.points, params=parse_params(args.param), wrt=args.wrt)
+    if image is not None:
+        overlays = [sample_curves(loaded, name, order=args.order, lo=lo, hi=hi,
+                                  points=args.points) for name in args.overlay]
+        written = write_image([curves, *overlays], args.output, image[1])
+        print(f"wrote {written}")
+        return 0
     checks = check_derivatives(loaded, curves) if args.check else ()
     if args.format == "json":
         json.dump(to_dict(curves, checks), sys.stdout, allow_nan=False)

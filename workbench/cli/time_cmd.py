@@ -10,6 +10,7 @@ from typing import Any
 
 from workbench.cli.common import load_user_file
 from workbench.engine.errors import UsageError
+from workbench.engine.timing_report import report_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -170,18 +171,7 @@ def run(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     if args.format == "json":
-        print(json.dumps(_json_safe(report.to_dict())))
+        print(json.dumps(report_json(report)))
     else:
         print(format_report(report))
     return 0
-
-
-def _json_safe(value: Any) -> Any:
-    """NaN (a measurement that was not made) becomes null, as JSON has no NaN."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value

@@ -39,6 +39,8 @@ RESULT_MODULES: tuple[str, ...] = (
     "workbench.engine.curves",
     "workbench.engine.timing",
     "workbench.engine.kmeans",
+    "workbench.engine.kmeans.run",
+    "workbench.engine.kmeans.demo",
 )
 
 
@@ -117,6 +119,33 @@ class SampleCurves(Request):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Hessian(Request):
+    """Value, gradient and Hessian of f: R^n -> R at ``point`` (``curves.gradient_hessian``)."""
+
+    name: str
+    point: tuple[float, ...]
+    params: dict[str, float] | None = None
+    wrt: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class KMeans(Request):
+    """A recorded k-means run for the demo (``kmeans.demo.run_demo``): data and every frame."""
+
+    dataset: str = "tutorial"  # tutorial | blobs | file
+    n: int = 1000
+    k: int = 4
+    blob_k: int | None = None  # blobs to draw the data from (None: k)
+    spread: float = 1.0
+    seed: int = 0
+    path: str | None = None
+    init: str = "kmeans++"  # kmeans++ | random | farthest | given
+    centroids: Any = None  # numpy [K, 2] for init="given"
+    max_iter: int = 100
+    tol: float = 1e-5
+
+
+@dataclass(frozen=True, kw_only=True)
 class Time(Request):
     """jit vs eager timings (``timing.time_function``); each measurement is a Progress event."""
 
@@ -126,7 +155,7 @@ class Time(Request):
     modes: tuple[str, ...] = ("eager", "jit")
     baseline: str | None = None
     sweep: str | None = None
-    config: Any = None  # timing.TimingConfig, or None for its defaults
+    config: Any = None  # timing.TimingConfig, a dict of its fields, or None for its defaults
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -249,7 +278,8 @@ def register(cls: type) -> type:
 
 
 for _cls in (
-    Ping, LoadSource, ListFunctions, Trace, Lower, Devices, SampleCurves, Time, Call,
+    Ping, LoadSource, ListFunctions, Trace, Lower, Devices, SampleCurves, Hessian, KMeans, Time,
+    Call,
     Result, UserCodeFailure, UsageFailure, Cancelled, EngineFailure, Pong, Functions,
     Progress, Output, Explanation,
 ):  # fmt: skip

@@ -187,6 +187,26 @@ def _curves(service: Service, request: p.SampleCurves, context: Context) -> Any:
                          params=request.params, wrt=request.wrt)
 
 
+@handles(p.Hessian)
+def _hessian(service: Service, request: p.Hessian, context: Context) -> Any:
+    from workbench.engine.curves import gradient_hessian
+
+    return gradient_hessian(service.require_loaded(), request.name, request.point,
+                            params=request.params, wrt=request.wrt)
+
+
+@handles(p.KMeans)
+def _kmeans(service: Service, request: p.KMeans, context: Context) -> Any:
+    from workbench.engine.kmeans.demo import run_demo
+
+    return run_demo(
+        request.dataset, n=request.n, k=request.k,
+        blob_k=request.blob_k, spread=request.spread, seed=request.seed, path=request.path,
+        init=request.init, centroids=request.centroids, max_iter=request.max_iter,
+        tol=request.tol,
+    )
+
+
 @handles(p.Time)
 def _time(service: Service, request: p.Time, context: Context) -> Any:
     from workbench.engine.timing import TimingConfig, time_function
@@ -194,10 +214,16 @@ def _time(service: Service, request: p.Time, context: Context) -> Any:
     def on_progress(event: Any) -> None:
         context.progress(event.done, event.total, event.label, event.point)
 
+    config = request.config or TimingConfig()
+    if isinstance(config, dict):  # the GUI sends plain fields: it never imports timing.py
+        try:
+            config = TimingConfig(**config)
+        except TypeError as exc:
+            raise UsageError(f"bad timing config: {exc}") from None
     # In the kernel Stop arrives as KeyboardInterrupt (a Cancelled reply); in-process a
     # caller may also stop it between measurements through the context.
     return time_function(service.require_loaded(), request.name, request.args,
                          devices=request.devices, modes=request.modes,
                          baseline=request.baseline, sweep=request.sweep,
-                         config=request.config or TimingConfig(), on_progress=on_progress,
+                         config=config, on_progress=on_progress,
                          should_stop=context.should_stop)

@@ -40,8 +40,11 @@ from workbench.ui.editor import CodeEditor
 from workbench.ui.engine_bridge import EngineBridge
 from workbench.ui.files import FileReadError, RecentFiles, read_source, write_source
 from workbench.ui.jaxpr_panel import JaxprPanel
+from workbench.ui.kmeans_panel import KMeansPanel
+from workbench.ui.plot_panel import FunctionPlotPanel
 from workbench.ui.settings import Settings
 from workbench.ui.theme import PresentationZoom, ThemeWatcher, apply_scheme
+from workbench.ui.timing_panel import TimingPanel
 
 LIVE_DELAY_MS = 300
 BUFFER_ID = "main"
@@ -182,6 +185,29 @@ class MainWindow(QMainWindow):
         if not console:
             self.console_dock.hide()
 
+        self.plot_panel = FunctionPlotPanel(
+            self.engine, lambda: (self.controls.function(), self.controls.function_info()))
+        self.timing_panel = TimingPanel(
+            self.engine, lambda: (self.controls.function(), self.controls.args()))
+        self.kmeans_panel = KMeansPanel(self.engine)
+        self.panel_docks = []
+        for title, name, panel in (("Plot", "plotDock", self.plot_panel),
+                                   ("Timing", "timingDock", self.timing_panel),
+                                   ("K-means", "kmeansDock", self.kmeans_panel)):
+            dock = QDockWidget(title, self)
+            dock.setObjectName(name)
+            dock.setWidget(panel)
+            self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+            self.tabifyDockWidget(self.console_dock, dock)
+            self.panel_docks.append(dock)
+            self.zoom.sig_zoom_changed.connect(panel.set_presentation_scale)
+            self.theme.sig_scheme_changed.connect(panel.set_scheme)
+            panel.set_scheme(self.theme.scheme)
+        for panel in (self.plot_panel, self.timing_panel):
+            self.sig_traced.connect(lambda _r, w=panel: w.refresh())
+            self.controls.sig_changed.connect(panel.follow_current)
+        (self.console_dock if console else self.panel_docks[0]).raise_()
+
         self.status = EngineStatus()
         self.devices_label = QLabel("")
         self.devices_label.setObjectName("engineDevices")
@@ -278,6 +304,8 @@ class MainWindow(QMainWindow):
         for pref in ("system", "light", "dark"):
             theme_menu.addAction(pref, lambda p=pref: self.set_theme(p))
         view_menu.addAction(self.console_dock.toggleViewAction())
+        for dock in self.panel_docks:
+            view_menu.addAction(dock.toggleViewAction())
         engine_menu = menu.addMenu("E&ngine")
         for action in (self.action_run, self.action_stop, self.action_restart):
             engine_menu.addAction(action)

@@ -1,0 +1,51 @@
+"""The KMeans request through the service and the wire: data and every frame, as numpy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+
+from workbench.engine import protocol as p
+from workbench.engine.kmeans import init_centroids, run_kmeans, tutorial_points
+from workbench.engine.service import Service
+
+
+def test_kmeans_request_round_trips_as_buffers():
+    service = Service({})
+    reply = service.handle(p.KMeans(dataset="tutorial", k=3, seed=1))
+    assert isinstance(reply, p.Result)
+    demo = reply.value
+    points = tutorial_points()
+    expected = run_kmeans(points, init_centroids(points, 3, "kmeans++", 1))
+    np.testing.assert_array_equal(demo.run.labels, expected.labels)
+    data, buffers = p.encode(reply)
+    assert len(buffers) >= 5  # points, init, centroids, labels, distortion ... as bytes
+    back = p.decode(data, buffers)
+    np.testing.assert_array_equal(back.value.points, demo.points)
+    np.testing.assert_array_equal(back.value.run.labels, demo.run.labels)
+
+
+def test_bad_kmeans_request_is_a_usage_failure():
+    reply = Service({}).handle(p.KMeans(dataset="blobs", n=2, k=5))
+    assert isinstance(reply, p.UsageFailure)
+    assert "larger than the number of points" in reply.message
+
+
+def test_the_gui_decodes_a_run_without_importing_jax():
+    data, buffers = p.encode(Service({}).handle(p.KMeans(dataset="tutorial")))
+    code = (
+        "import sys, pickle\n"
+        "from workbench.engine import protocol as p\n"
+        "data, buffers = pickle.loads(sys.stdin.buffer.read())\n"
+        "demo = p.decode(data, buffers).value\n"
+        "assert demo.run.iterations > 0, demo\n"
+        "print('jax' in sys.modules)\n"
+    )
+    import pickle
+
+    payload = pickle.dumps((data, [bytes(b) for b in buffers]))
+    out = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
+                         timeout=60, check=True).stdout.decode().strip()
+    assert out == "False"

@@ -1,0 +1,80 @@
+"""The requests the plot and timing panels add: Hessian at a point, a plain-dict timing budget."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from workbench.engine import protocol as p
+from workbench.engine.service import Service
+from workbench.engine.timing_report import json_safe, report_json, table_rows
+
+SOURCE = """\
+def sum_logistic(x, scale=1.0):
+    return jnp.sum(1.0 / (1.0 + jnp.exp(-scale * x)))
+
+def sigmoid(x):
+    return 1 / (1 + jnp.exp(-x))
+
+def add(x):
+    return x + 1
+"""
+
+
+def roundtrip(value):
+    data, buffers = p.encode(value)
+    return p.decode(json.loads(json.dumps(data, allow_nan=False)), [bytes(b) for b in buffers])
+
+
+@pytest.fixture(scope="module")
+def service():
+    s = Service()
+    assert isinstance(s.handle(p.LoadSource(source=SOURCE)), p.Result)
+    return s
+
+
+def test_hessian_at_a_point_survives_the_wire(service):
+    reply = roundtrip(service.handle(p.Hessian(name="sum_logistic", point=(1.0, -1.0, 0.5),
+                                               params={"scale": 2.0})))
+    assert isinstance(reply, p.Result)
+    x = 2.0 * np.array([1.0, -1.0, 0.5])
+    s = 1 / (1 + np.exp(-x))
+    h = reply.value.hessian
+    assert h.shape == (3, 3)
+    np.testing.assert_allclose(np.diag(h), 4.0 * s * (1 - s) * (1 - 2 * s), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(h - np.diag(np.diag(h)), 0.0, atol=1e-7)
+    np.testing.assert_allclose(reply.value.gradient, 2.0 * s * (1 - s), rtol=1e-5)
+
+
+def test_hessian_bad_inputs_are_replies(service):
+    vector = service.handle(p.Hessian(name="sigmoid", point=(1.0, 2.0)))
+    assert isinstance(vector, p.UserCodeFailure)
+    assert "R^n -> R" in vector.explanation.title
+    empty = service.handle(p.Hessian(name="sum_logistic", point=()))
+    assert isinstance(empty, p.UsageFailure) and "non-empty vector" in empty.message
+
+
+def test_time_accepts_a_plain_dict_budget_and_rows_match(service):
+    config = {"min_batch_s": 0.001, "repeats": 2, "max_measure_s": 0.05, "dispatch_samples": 3}
+    reply = roundtrip(service.handle(p.Time(name="add", args="f32[16]", config=config)))
+    assert isinstance(reply, p.Result)
+    report = reply.value
+    assert all(r.stats.repeats <= 2 for r in report.results)
+    rows = table_rows(report)
+    assert [(r["device"], r["mode"]) for r in rows] == [(r.device, r.mode)
+                                                        for r in report.results]
+    eager = next(r for r in rows if r["mode"] == "eager")
+    assert eager["speedup_vs_eager"] == 1.0 and math.isnan(eager["trace_s"])
+    assert math.isnan(eager["speedup_vs_baseline"])  # no baseline given
+    assert json.dumps(report_json(report), allow_nan=False)
+    bad = service.handle(p.Time(name="add", args="f32[4]", config={"nope": 1}))
+    assert isinstance(bad, p.UsageFailure) and "bad timing config" in bad.message
+
+
+def test_json_safe_turns_nan_into_null():
+    assert json_safe({"a": [1.0, math.nan], "b": (math.inf, "x")}) == {"a": [1.0, None],
+                                                                        "b": [None, "x"]}

@@ -1,0 +1,189 @@
+"""TimingPanel on a real engine kernel: table = report, exports = the CLI's JSON, cancel, notes."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from workbench.engine import protocol as p
+from workbench.engine.timing_report import ROW_FIELDS, report_json, table_rows
+from workbench.ui.timing_panel import COLUMN, TimingPanel
+
+SOURCE = """\
+def selu(x, alpha=1.67, lmbda=1.05):
+    return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)
+
+def selu_np(x, alpha=1.67, lmbda=1.05):
+    return lmbda * np.where(x > 0, x, alpha * np.exp(x) - alpha)
+"""
+TINY = {"min_batch_s": 0.001, "repeats": 2, "max_measure_s": 0.05, "dispatch_samples": 5}
+WAIT_MS = 60_000
+
+
+@pytest.fixture(scope="module")
+def bridge(qapp):
+    from workbench.ui.engine_bridge import EngineBridge
+
+    b = EngineBridge()
+    b.start()
+    reply = b.client.call(p.LoadSource(source=SOURCE, filename="timing.py"), timeout=120)
+    assert isinstance(reply, p.Result)
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def panel(qtbot, bridge):
+    editor = {"call": ("selu", "f32[1000]")}
+    panel = TimingPanel(bridge, lambda: editor["call"])
+    panel.editor = editor
+    panel.set_config(TINY)
+    qtbot.addWidget(panel)
+    panel.resize(1000, 700)
+    panel.show()
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.baseline_choice.count() == 3, timeout=WAIT_MS)
+    return panel
+
+
+def measured(qtbot, panel):
+    with qtbot.waitSignal(panel.sig_report_shown, timeout=WAIT_MS) as blocker:
+        panel.measure_button.click()
+    return blocker.args[0]
+
+
+def same(a, b):
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def test_table_rows_equal_the_engine_report(qtbot, panel):
+    assert panel.args_edit.text() == "f32[1000]"  # the editor's args by default
+    panel.baseline_choice.setCurrentText("selu_np")
+    assert not panel.cancel_button.isEnabled()
+    report = measured(qtbot, panel)
+    assert [(r.device, r.mode) for r in report.results][-1] == ("host", "numpy")
+    rows = panel.rows()
+    expected = table_rows(report)
+    assert len(rows) == len(report.results) == panel.table.rowCount()
+    for row, want, result in zip(rows, expected, report.results, strict=True):
+        for key in row:
+            assert same(row[key], want[key]), key
+        assert row["median_s"] == result.stats.median_s
+        assert row["loops"] == result.stats.loops
+    jit = next(i for i, r in enumerate(report.results) if r.mode == "jit")
+    eager = next(i for i, r in enumerate(report.results) if r.mode == "eager")
+    split = report.results[jit].compile
+    assert rows[jit]["compile_s"] == split.compile_s and rows[jit]["trace_s"] == split.trace_s
+    assert rows[jit]["speedup_vs_eager"] == pytest.approx(
+        report.results[eager].stats.median_s / report.results[jit].stats.median_s)
+    assert rows[jit]["dispatch_s"] == report.devices[0].dispatch_s
+    assert math.isnan(rows[eager]["dispatch_s"])
+    assert rows[eager]["transfer_s"] == report.devices[0].transfer_s
+    cell = panel.table.item(jit, COLUMN["loops"]).text()
+    assert cell == f"{report.results[jit].stats.loops:,} × {report.results[jit].stats.repeats}"
+    assert panel.chart.bar_values()[("cpu:0", "jit")] == pytest.approx(
+        report.results[jit].stats.median_s)
+    assert panel.csv_button.isEnabled() and panel.progress.value() == panel.progress.maximum()
+
+
+def test_exports_match_the_cli_json(qtbot, panel, tmp_path, capsys):
+    from workbench.cli import main
+
+    panel.baseline_choice.setCurrentText("selu_np")
+    report = measured(qtbot, panel)
+    data = json.loads(panel.export_json(tmp_path / "t.json").read_text())
+    assert data == json.loads(json.dumps(report_json(report)))
+    prog = tmp_path / "timing.py"
+    prog.write_text(SOURCE)
+    code = main(["time", str(prog), "selu", "--args", "f32[1000]", "--baseline", "selu_np",
+                 "--format", "json", "--min-batch", "0.001", "--repeats", "2", "--budget",
+                 "0.05", "--quiet"])
+    cli = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert set(data) == set(cli)
+    assert [set(r) for r in data["results"]] == [set(r) for r in cli["results"]]
+    assert data["args"] == cli["args"] == ["f32[1000]"]
+    with open(panel.export_csv(tmp_path / "t.csv"), newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert tuple(rows[0]) == ROW_FIELDS and len(rows) == len(report.results)
+    assert float(rows[0]["median_s"]) == report.results[0].stats.median_s
+
+
+def test_sweep_draws_lines_and_explains_recompilations(qtbot, panel):
+    panel.args_edit.setText("f32[N]")
+    panel.sweep_edit.setText("N=10:1000:3")
+    panel.eager_box.setChecked(False)
+    report = measured(qtbot, panel)
+    assert sorted({s.size for s in report.sweep}) == [10, 100, 1000]
+    assert panel.chart.view() == "sweep" and panel.view_choice.isEnabled()
+    assert set(panel.chart.sweep_data()) == {("cpu:0", "jit")}
+    notes = panel.notes.toPlainText()
+    assert f"{report.recompilations} of them because the shape changed" in notes
+    assert report.recompilations >= 1 and report.cache_misses
+    assert report.cache_misses[0] in notes  # JAX's own words about the new shape
+    # A new shape without a sweep: the first call compiles again, and the panel says so.
+    panel.sweep_edit.setText("")
+    panel.args_edit.setText("f32[64]")
+    measured(qtbot, panel)
+    panel.args_edit.setText("f32[128]")
+    measured(qtbot, panel)
+    assert "arguments changed from (f32[64]) to (f32[128])" in panel.notes.toPlainText()
+
+
+def test_bad_inputs_show_their_message(qtbot, panel):
+    panel.args_edit.setText("f32[3")
+    with qtbot.waitSignal(panel.sig_message, timeout=WAIT_MS,
+                          check_params_cb=lambda text: bool(text)):
+        panel.measure_button.click()
+    assert panel.message.isVisible() and panel.measure_button.isEnabled()
+    panel.args_edit.setText("f32[8]")
+    panel.sweep_edit.setText("N=10:100")
+    with qtbot.waitSignal(panel.sig_message, timeout=WAIT_MS,
+                          check_params_cb=lambda text: "placeholder" in text):
+        panel.measure_button.click()
+    panel.sweep_edit.setText("")
+    panel.eager_box.setChecked(False)
+    panel.jit_box.setChecked(False)
+    panel.measure()
+    assert panel.message.text() == "choose eager, jit or both"
+    panel.jit_box.setChecked(True)
+    report = measured(qtbot, panel)  # still usable
+    assert [r.mode for r in report.results] == ["jit"]
+    assert panel.message.text() == ""
+
+
+def test_cancel_stops_the_engine_and_keeps_partial_points(qtbot, panel, bridge):
+    panel.set_config({"min_batch_s": 0.05, "repeats": 3, "max_measure_s": 0.3})
+    panel.args_edit.setText("f32[N]")
+    panel.sweep_edit.setText("N=10:1000000:12")
+    panel.measure_button.click()
+    assert panel.is_measuring() and panel.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: len(panel._partial) >= 1, timeout=WAIT_MS)
+    with qtbot.waitSignal(panel.sig_measuring, timeout=10_000,
+                          check_params_cb=lambda on: on is False):
+        panel.cancel_button.click()
+    assert panel.status.text().startswith("cancelled") and "sweep points kept" in \
+        panel.status.text()
+    assert panel.chart.sweep_data()  # the points measured so far stay drawn
+    # The engine is free again: a short measurement goes through.
+    panel.set_config(TINY)
+    panel.sweep_edit.setText("")
+    panel.args_edit.setText("f32[16]")
+    report = measured(qtbot, panel)
+    assert not report.cancelled
+
+
+def test_panel_modules_do_not_import_jax():
+    code = ("import sys\n"
+            "import workbench.ui.plot_panel, workbench.ui.timing_panel\n"
+            "print(sorted(m for m in sys.modules if m == 'jax' or m.startswith('jax.')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={"QT_QPA_PLATFORM": "offscreen", "PATH": ""})
+    assert out.stdout.strip() == "[]"

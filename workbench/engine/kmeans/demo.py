@@ -1,0 +1,83 @@
+"""One request's worth of k-means for the animated demo: make the data, run, send it all back.
+
+The window never imports jax, so it asks for a whole recorded run (points and
+every frame) and steps through it locally: a frame, a half-step (assign or
+update) and the scrubber are all views of the same history, which
+``KMeansStepper`` reproduces exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.engine.errors import UsageError
+from workbench.engine.kmeans.run import KMeansRun
+
+DATASETS = ("tutorial", "blobs", "file")
+
+
+@dataclass(frozen=True)
+class KMeansDemo:
+    """The data (first two columns, float32 [N, 2]), where it came from, and the run."""
+
+    points: np.ndarray
+    source: str
+    init: np.ndarray  # [K, D] the starting centroids
+    run: KMeansRun
+
+
+def make_points(
+    dataset: str = "tutorial",
+    n: int = 1000,
+    k: int = 4,
+    spread: float = 1.0,
+    seed: int = 0,
+    path: str | None = None,
+) -> tuple[np.ndarray, str]:
+    """The demo's data: ``k`` is the number of blobs to draw the points from."""
+    from workbench.engine.kmeans import blobs, load_points, tutorial_points
+
+    if dataset == "tutorial":
+        return tutorial_points(), "the tutorial's points"
+    if dataset == "blobs":
+        if n < 1:
+            raise UsageError(f"blobs need at least one point, got N={n}")
+        return blobs(n, k, spread=spread, seed=seed), f"{n} points in {k} blobs"
+    if dataset == "file":
+        if not path:
+            raise UsageError("choose a .npy or .csv file of points first")
+        return load_points(path), path
+    raise UsageError(f"unknown data set {dataset!r} (known: {', '.join(DATASETS)})")
+
+
+def run_demo(
+    dataset: str = "tutorial",
+    *,
+    n: int = 1000,
+    k: int = 4,
+    blob_k: int | None = None,
+    spread: float = 1.0,
+    seed: int = 0,
+    path: str | None = None,
+    init: str = "kmeans++",
+    centroids: np.ndarray | None = None,
+    max_iter: int = 100,
+    tol: float = 1e-5,
+) -> KMeansDemo:
+    """Data, initial centroids (a method, or ``centroids`` placed by clicking) and the run."""
+    from workbench.engine.kmeans import init_centroids, run_kmeans
+
+    points, source = make_points(dataset, n, blob_k or k, spread, seed, path)
+    if points.shape[1] < 2:
+        raise UsageError(f"the animation needs 2 columns, the data has {points.shape[1]}")
+    if init == "given":
+        if centroids is None or len(centroids) == 0:
+            raise UsageError("click on the plot to place the starting centroids first")
+        c0 = init_centroids(points, None, np.asarray(centroids, dtype=np.float32), seed)
+    else:
+        c0 = init_centroids(points, k, init, seed)
+    run = run_kmeans(points, c0, max_iter=max_iter, tol=tol)
+    xy = np.ascontiguousarray(points[:, :2], dtype=np.float32)
+    return KMeansDemo(xy, source, c0, run)

@@ -1,0 +1,96 @@
+"""A timing report as plain JSON and as table rows, without importing JAX.
+
+``workbench time --format json`` and the GUI's timing panel (which may never
+import JAX, not even lazily) both turn a ``timing.TimingReport`` into the same
+JSON and the same per-row figures here. The report is read by attribute only,
+so this module imports nothing from ``timing.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+# The columns of one table row (``table_rows``), in CSV order.
+ROW_FIELDS: tuple[str, ...] = (
+    "device", "mode", "function", "mean_s", "std_s", "min_s", "median_s", "max_s", "loops",
+    "repeats", "unstable", "trace_s", "lower_s", "compile_s", "first_run_s", "speedup_vs_eager",
+    "speedup_vs_baseline", "dispatch_s", "dispatch_wait_s", "transfer_s",
+)
+
+
+def json_safe(value: Any) -> Any:
+    """NaN (a measurement that was not made) becomes null, as JSON has no NaN."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def report_json(report: Any) -> dict[str, Any]:
+    """The dict ``workbench time --format json`` prints for ``report``."""
+    return json_safe(report.to_dict())
+
+
+def _ratio(num: float | None, den: float | None) -> float:
+    if num is None or den is None or not (den > 0) or not math.isfinite(num):
+        return math.nan
+    return num / den
+
+
+def table_rows(report: Any) -> list[dict[str, Any]]:
+    """One row per (device, mode) result: the figures of ``ROW_FIELDS``, NaN where none.
+
+    ``speedup_vs_eager`` is the eager median over this row's median on the same
+    device (eager itself is 1); ``speedup_vs_baseline`` the NumPy baseline's
+    median over this row's. Dispatch times belong to the jitted call; the
+    transfer of the inputs to the row's device shows on each of its rows.
+    """
+    eager = {r.device: r.stats.median_s for r in report.results if r.mode == "eager"}
+    base = next((r.stats.median_s for r in report.results if r.mode == "numpy"), None)
+    devices = {d.device: d for d in report.devices}
+    rows = []
+    for r in report.results:
+        s, c, dev = r.stats, r.compile, devices.get(r.device)
+        rows.append({
+            "device": r.device,
+            "mode": r.mode,
+            "function": r.function or (report.baseline if r.mode == "numpy" else report.function),
+            "mean_s": s.mean_s,
+            "std_s": s.std_s,
+            "min_s": s.min_s,
+            "median_s": s.median_s,
+            "max_s": s.max_s,
+            "loops": s.loops,
+            "repeats": s.repeats,
+            "unstable": bool(s.unstable),
+            "trace_s": c.trace_s if c is not None else math.nan,
+            "lower_s": c.lower_s if c is not None else math.nan,
+            "compile_s": c.compile_s if c is not None else math.nan,
+            "first_run_s": c.first_run_s if c is not None else math.nan,
+            "speedup_vs_eager": _ratio(eager.get(r.device), s.median_s),
+            "speedup_vs_baseline": _ratio(base, s.median_s),
+            "dispatch_s": dev.dispatch_s if dev is not None and r.mode == "jit" else math.nan,
+            "dispatch_wait_s": (dev.dispatch_wait_s if dev is not None and r.mode == "jit"
+                                else math.nan),
+            "transfer_s": dev.transfer_s if dev is not None else math.nan,
+        })
+    return rows
+
+
+def recompilation_notes(report: Any) -> list[str]:
+    """What the sweep cost in compilations, with JAX's own explanation of each cache miss."""
+    if getattr(report, "sweep_name", None) is None:
+        return []
+    notes = [f"{report.function} compiled {report.compilations} time(s); "
+             f"{report.recompilations} of them because the shape changed "
+             f"({report.sweep_name} took {len(set(p.size for p in report.sweep))} sizes): "
+             "jit compiles once per new shape, then reuses the compiled code."]
+    notes.extend(report.cache_misses)
+    return notes
+
+
+__all__ = ["ROW_FIELDS", "json_safe", "recompilation_notes", "report_json", "table_rows"]

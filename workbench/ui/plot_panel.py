@@ -1,0 +1,711 @@
+"""The function plot panel: f and its derivatives, live parameter sliders, overlays, Hessian.
+
+Every engine call is a request that never blocks. Per plotted function at most one
+``SampleCurves`` is in flight (keyed ``curves:<name>``, so a newer one supersedes
+it); while it runs, further slider steps only mark the function dirty and the
+newest values go out when the reply lands. A fast drag therefore never queues a
+backlog in the engine, and the plot shows the latest parameters one round trip
+after the mouse stops.
+
+The panel knows nothing of the main window: it takes the engine bridge and a
+callable that names the editor's current function, and lists the loaded
+functions itself (``ListFunctions``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.engine import protocol as p
+from workbench.plots.function_plot import FunctionPlot
+from workbench.plots.heatmap import HessianHeatmap
+from workbench.ui.replies import reply_text
+
+SLIDER_STEPS = 200
+DEFAULT_RANGE = (-5.0, 5.0)
+DEFAULT_POINTS = 1000
+CurrentFunction = Callable[[], "tuple[str, Any] | None"]
+
+
+def default_slider_range(default: float, integer: bool = False) -> tuple[float, float]:
+    """[0, 2d] for d > 0, [2d, 0] for d < 0, [-1, 1] for 0 (integers: at least 10 wide)."""
+    if default > 0:
+        lo, hi = 0.0, 2.0 * default
+    elif default < 0:
+        lo, hi = 2.0 * default, 0.0
+    else:
+        lo, hi = -1.0, 1.0
+    if integer:
+        lo, hi = math.floor(lo), math.ceil(hi)
+        if hi - lo < 10:
+            hi = lo + 10 if default >= 0 else hi
+            lo = hi - 10 if default < 0 else lo
+    return float(lo), float(hi)
+
+
+def parse_point(text: str) -> tuple[float, ...]:
+    """``"1, -0.5, 2"`` or ``"[1 -0.5 2]"`` -> (1.0, -0.5, 2.0); ValueError with a reason."""
+    parts = [s for s in re.split(r"[,\s]+", text.strip().strip("[]()")) if s]
+    if not parts:
+        raise ValueError("give the point as numbers, e.g. 1, -0.5, 2")
+    try:
+        values = tuple(float(s) for s in parts)
+    except ValueError:
+        bad = next(s for s in parts if not _is_float(s))
+        raise ValueError(f"{bad!r} is not a number; give the point as 1, -0.5, 2") from None
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError("the point must be finite numbers")
+    return values
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.6g}"
+
+
+class ParamSlider(QWidget):
+    """One numeric parameter: an editable min, a slider, an editable max and a value box."""
+
+    sig_value_changed = Signal(str, float)
+    """The parameter (name) took a new value (slider drag, typed value)."""
+    sig_problem = Signal(str)
+    """A typed bound was refused (empty text means the problem is gone)."""
+
+    def __init__(self, name: str, value: float, default: float, integer: bool = False,
+                 bounds: tuple[float, float] | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName(f"param_{name}")
+        self.name = name
+        self.integer = integer
+        self.default = default
+        self._lo, self._hi = bounds or default_slider_range(default, integer)
+        self._value = float(value)
+        self.label = QLabel(name)
+        self.label.setToolTip(f"default {_fmt(default)}")
+        self.min_edit = QLineEdit()
+        self.min_edit.setObjectName(f"param_{name}_min")
+        self.max_edit = QLineEdit()
+        self.max_edit.setObjectName(f"param_{name}_max")
+        for edit in (self.min_edit, self.max_edit):
+            edit.setMaximumWidth(70)
+            edit.editingFinished.connect(self._on_bounds_edited)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setObjectName(f"param_{name}_slider")
+        self.value_box = QDoubleSpinBox()
+        self.value_box.setObjectName(f"param_{name}_value")
+        self.value_box.setRange(-1e12, 1e12)
+        self.value_box.setDecimals(0 if integer else 4)
+        self.value_box.setKeyboardTracking(False)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        layout.addWidget(self.min_edit)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.max_edit)
+        layout.addWidget(self.value_box)
+        self._apply_bounds()
+        self.slider.valueChanged.connect(self._on_slider)
+        self.value_box.valueChanged.connect(self._on_value_box)
+
+    # -- state ----------------------------------------------------------------------------
+    def value(self) -> float:
+        return self._value
+
+    def bounds(self) -> tuple[float, float]:
+        return self._lo, self._hi
+
+    def step(self) -> float:
+        return 1.0 if self.integer else (self._hi - self._lo) / SLIDER_STEPS
+
+    def set_value(self, value: float) -> None:
+        """Set as if typed in the value box (widens the range when outside)."""
+        self.value_box.setValue(value)
+
+    def set_bounds(self, lo: float, hi: float) -> None:
+        if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
+            raise ValueError(f"{self.name}: the minimum must be below the maximum, "
+                             f"got {_fmt(lo)} and {_fmt(hi)}")
+        self._lo, self._hi = float(lo), float(hi)
+        self._apply_bounds()
+
+    def _ticks(self) -> int:
+        return int(round(self._hi - self._lo)) if self.integer else SLIDER_STEPS
+
+    def slider_value(self, tick: int) -> float:
+        v = self._lo + tick * (self._hi - self._lo) / self._ticks()
+        return float(round(v)) if self.integer else v
+
+    def _tick_of(self, value: float) -> int:
+        t = (value - self._lo) / (self._hi - self._lo) * self._ticks()
+        return int(round(min(max(t, 0), self._ticks())))
+
+    def _apply_bounds(self) -> None:
+        self.min_edit.setText(_fmt(self._lo))
+        self.max_edit.setText(_fmt(self._hi))
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, self._ticks())
+        self.slider.setValue(self._tick_of(self._value))
+        self.slider.blockSignals(False)
+        self.value_box.blockSignals(True)
+        self.value_box.setSingleStep(self.step())
+        self.value_box.setValue(self._value)
+        self.value_box.blockSignals(False)
+
+    # -- slots ----------------------------------------------------------------------------
+    def _on_slider(self, tick: int) -> None:
+        value = self.slider_value(tick)
+        if value == self._value:
+            return
+        self._value = value
+        self.value_box.blockSignals(True)
+        self.value_box.setValue(value)
+        self.value_box.blockSignals(False)
+        self.sig_value_changed.emit(self.name, value)
+
+    def _on_value_box(self, value: float) -> None:
+        value = float(round(value)) if self.integer else float(value)
+        if value == self._value:
+            return
+        self._value = value
+        if value < self._lo or value > self._hi:
+            self._lo, self._hi = min(self._lo, value), max(self._hi, value)
+        self._apply_bounds()
+        self.sig_value_changed.emit(self.name, value)
+
+    def _on_bounds_edited(self) -> None:
+        try:
+            lo, hi = float(self.min_edit.text()), float(self.max_edit.text())
+            self.set_bounds(lo, hi)
+        except ValueError as exc:
+            text = str(exc)
+            if "could not convert" in text:
+                text = f"{self.name}: the slider bounds must be numbers"
+            self._apply_bounds()  # back to the last good bounds
+            self.sig_problem.emit(text)
+            return
+        self.sig_problem.emit("")
+        clamped = min(max(self._value, self._lo), self._hi)
+        if clamped != self._value:
+            self.set_value(clamped)
+
+
+@dataclass
+class _Plotted:
+    """A function on the plot: its chosen parameter values and its request state."""
+
+    name: str
+    pinned: bool
+    params: dict[str, float] = field(default_factory=dict)
+    bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
+    in_flight: bool = False
+    dirty: bool = False
+    curves: Any = None  # the last engine Curves shown
+    error: str = ""
+
+
+class FunctionPlotPanel(QWidget):
+    """f, f', ... of one or more editor functions with sliders for their numeric parameters."""
+
+    sig_curves_shown = Signal(object)
+    """Fresh samples were drawn (the engine's ``curves.Curves``)."""
+    sig_message = Signal(str)
+    """The inline message changed ("" when there is nothing to say)."""
+    sig_hessian_shown = Signal(object)
+    """A Hessian was drawn (the engine's ``curves.PointDerivatives``)."""
+
+    def __init__(self, engine: Any, current: CurrentFunction | None = None,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("functionPlotPanel")
+        self.engine = engine
+        self._current = current
+        self._plotted: dict[str, _Plotted] = {}
+        self._followed: str | None = None
+        self._known: dict[str, Any] = {}  # FunctionInfo per loaded function
+        self._range = DEFAULT_RANGE
+        self._notes: dict[str, str] = {}
+        self._sliders: dict[str, ParamSlider] = {}
+        self.compilations = 0  # replies whose samples had to compile (the engine's flag)
+        self.replies = 0
+        self._build()
+
+    # ------------------------------------------------------------------ building
+
+    def _build(self) -> None:
+        self.function_choice = QComboBox()
+        self.function_choice.setObjectName("plotFunctionChoice")
+        self.function_choice.setMinimumContentsLength(10)
+        self.add_button = QPushButton("add")
+        self.add_button.setObjectName("plotAddFunction")
+        self.add_button.setToolTip("overlay this function on the plot")
+        self.add_button.clicked.connect(lambda: self.add_function(
+            self.function_choice.currentText(), pinned=True))
+        self.overlay_list = QListWidget()
+        self.overlay_list.setObjectName("plotOverlayList")
+        self.overlay_list.setMaximumHeight(70)
+        self.overlay_list.currentTextChanged.connect(self._on_active_changed)
+        self.remove_button = QPushButton("remove")
+        self.remove_button.setObjectName("plotRemoveFunction")
+        self.remove_button.clicked.connect(self._on_remove_clicked)
+
+        self.order_spin = QSpinBox()
+        self.order_spin.setObjectName("plotOrder")
+        self.order_spin.setRange(0, 4)
+        self.order_spin.setValue(2)
+        self.order_spin.setPrefix("order ")
+        self.order_spin.valueChanged.connect(lambda _v: self.resample())
+        self.lo_edit = QLineEdit(_fmt(DEFAULT_RANGE[0]))
+        self.lo_edit.setObjectName("plotRangeLo")
+        self.hi_edit = QLineEdit(_fmt(DEFAULT_RANGE[1]))
+        self.hi_edit.setObjectName("plotRangeHi")
+        for edit in (self.lo_edit, self.hi_edit):
+            edit.setMaximumWidth(80)
+            edit.editingFinished.connect(self._on_range_edited)
+        self.points_spin = QSpinBox()
+        self.points_spin.setObjectName("plotPoints")
+        self.points_spin.setRange(2, 100_000)
+        self.points_spin.setValue(DEFAULT_POINTS)
+        self.points_spin.setSuffix(" points")
+        self.points_spin.setKeyboardTracking(False)
+        self.points_spin.valueChanged.connect(lambda _v: self.resample())
+        self.tangent_box = QCheckBox("tangent")
+        self.tangent_box.setObjectName("plotTangent")
+        self.error_box = QCheckBox("finite-difference error")
+        self.error_box.setObjectName("plotFdError")
+
+        self.params_box = QWidget()
+        self.params_box.setObjectName("plotParams")
+        self.params_layout = QVBoxLayout(self.params_box)
+        self.params_layout.setContentsMargins(0, 0, 0, 0)
+
+        self.message = QLabel()
+        self.message.setObjectName("plotMessage")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.hide()
+
+        self.plot = FunctionPlot()
+        self.tangent_box.toggled.connect(self.plot.set_tangent_visible)
+        self.error_box.toggled.connect(self.plot.set_error_visible)
+        self.plot.sig_range_changed.connect(self._on_view_range)
+
+        self.heatmap = HessianHeatmap()
+        self.point_edit = QLineEdit("1, -1, 0.5")
+        self.point_edit.setObjectName("hessianPoint")
+        self.point_edit.setToolTip("the point x in R^n, e.g. 1, -1, 0.5")
+        self.point_edit.returnPressed.connect(self.request_hessian)
+        self.hessian_button = QPushButton("Hessian")
+        self.hessian_button.setObjectName("hessianButton")
+        self.hessian_button.setToolTip("gradient and Hessian (jax.hessian) of the selected "
+                                       "function f: R^n -> R at the point")
+        self.hessian_button.clicked.connect(self.request_hessian)
+        self.hessian_info = QLabel()
+        self.hessian_info.setObjectName("hessianInfo")
+        self.hessian_info.setWordWrap(True)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("function"))
+        top.addWidget(self.function_choice)
+        top.addWidget(self.add_button)
+        top.addWidget(self.overlay_list, 1)
+        top.addWidget(self.remove_button)
+        row = QHBoxLayout()
+        row.addWidget(self.order_spin)
+        row.addWidget(QLabel("x from"))
+        row.addWidget(self.lo_edit)
+        row.addWidget(QLabel("to"))
+        row.addWidget(self.hi_edit)
+        row.addWidget(self.points_spin)
+        row.addWidget(self.tangent_box)
+        row.addWidget(self.error_box)
+        row.addStretch(1)
+
+        side = QWidget()
+        side_layout = QGridLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(QLabel("point"), 0, 0)
+        side_layout.addWidget(self.point_edit, 0, 1)
+        side_layout.addWidget(self.hessian_button, 0, 2)
+        side_layout.addWidget(self.heatmap, 1, 0, 1, 3)
+        side_layout.addWidget(self.hessian_info, 2, 0, 1, 3)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.plot)
+        splitter.addWidget(side)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addLayout(row)
+        layout.addWidget(self.params_box)
+        layout.addWidget(self.message)
+        layout.addWidget(splitter, 1)
+
+    # ------------------------------------------------------------------ public API
+
+    def refresh(self) -> None:
+        """The editor source was (re)loaded: list its functions, follow the current one and
+        re-sample everything shown (the definitions may have changed)."""
+        self.engine.request(p.ListFunctions(), self._on_functions, key="plot:functions")
+
+    def follow_current(self) -> None:
+        """Plot the editor's current function (the callable given to the constructor)."""
+        found = self._current() if self._current is not None else None
+        if found and found[0]:
+            name, info = found
+            if info is not None:
+                self._known.setdefault(name, info)
+            self.set_current(name)
+
+    def set_current(self, name: str) -> None:
+        """The editor's function: it replaces the previous one unless that was added on purpose."""
+        old = self._followed
+        self._followed = name
+        if old and old != name and old in self._plotted and not self._plotted[old].pinned:
+            self.remove_function(old)
+        if name in self._plotted:
+            self._sample(name)
+        else:
+            self.add_function(name, pinned=False)
+
+    def add_function(self, name: str, *, pinned: bool = True) -> None:
+        """Overlay ``name`` on the plot (``pinned`` ones stay when the editor moves on)."""
+        if not name:
+            return
+        if name in self._plotted:
+            self._plotted[name].pinned = self._plotted[name].pinned or pinned
+            return
+        self._plotted[name] = _Plotted(name, pinned)
+        item = QListWidgetItem(name)
+        info = self._known.get(name)
+        if info is not None:
+            item.setToolTip(f"{name}{getattr(info, 'signature', '')}")
+        self.overlay_list.addItem(item)
+        if self.overlay_list.currentItem() is None:
+            self.overlay_list.setCurrentItem(item)
+        self._sample(name)
+
+    def remove_function(self, name: str) -> None:
+        if self._plotted.pop(name, None) is None:
+            return
+        for item in self.overlay_list.findItems(name, Qt.MatchFlag.MatchExactly):
+            self.overlay_list.takeItem(self.overlay_list.row(item))
+        self.plot.remove_function(name)
+        self._notes.pop(f"f:{name}", None)
+        if self._followed == name:
+            self._followed = None
+        self._refresh_message()
+        self._on_active_changed(self.active_function())
+
+    def functions(self) -> list[str]:
+        """The plotted functions, in the order they were added."""
+        return list(self._plotted)
+
+    def active_function(self) -> str:
+        item = self.overlay_list.currentItem()
+        return item.text() if item is not None else ""
+
+    def set_active_function(self, name: str) -> None:
+        """The function whose sliders, tangent, error curves and Hessian the panel shows."""
+        for item in self.overlay_list.findItems(name, Qt.MatchFlag.MatchExactly):
+            self.overlay_list.setCurrentItem(item)
+
+    def order(self) -> int:
+        return self.order_spin.value()
+
+    def set_order(self, order: int) -> None:
+        self.order_spin.setValue(order)
+
+    def points(self) -> int:
+        return self.points_spin.value()
+
+    def x_range(self) -> tuple[float, float]:
+        """The range the next samples are asked for."""
+        return self._range
+
+    def set_range(self, lo: float, hi: float) -> None:
+        """Sample on [lo, hi]; a reversed or empty range goes to the engine, whose message
+        shows inline, while the plot keeps its last good curves."""
+        self._range = (float(lo), float(hi))
+        self._show_range()
+        if math.isfinite(lo) and math.isfinite(hi) and lo < hi:
+            self.plot.setXRange(lo, hi, padding=0)
+        self.resample()
+
+    def slider(self, param: str) -> ParamSlider:
+        """The slider of a parameter of the active function."""
+        return self._sliders[param]
+
+    def params(self, name: str | None = None) -> dict[str, float]:
+        """The parameter values chosen for ``name`` (default: the active function)."""
+        st = self._plotted.get(name or self.active_function())
+        return dict(st.params) if st is not None else {}
+
+    def set_param(self, param: str, value: float, name: str | None = None) -> None:
+        """Set a parameter as a slider would (and re-plot)."""
+        name = name or self.active_function()
+        if name == self.active_function() and param in self._sliders:
+            self._sliders[param].set_value(value)
+        else:
+            self._on_param(name, param, value)
+
+    def last_curves(self, name: str | None = None) -> Any:
+        st = self._plotted.get(name or self.active_function())
+        return st.curves if st is not None else None
+
+    def message_text(self) -> str:
+        return self.message.text()
+
+    def busy(self) -> bool:
+        """True while a curves request is in flight."""
+        return any(st.in_flight for st in self._plotted.values())
+
+    def resample(self) -> None:
+        for name in self._plotted:
+            self._sample(name)
+
+    def request_hessian(self) -> None:
+        """Gradient and Hessian of the active function at the point typed in ``hessianPoint``."""
+        name = self.active_function()
+        if not name:
+            self._note("hessian", "Hessian: add a function to the plot first")
+            return
+        try:
+            point = parse_point(self.point_edit.text())
+        except ValueError as exc:
+            self._note("hessian", f"Hessian point: {exc}")
+            return
+        self._note("hessian", "")
+        request = p.Hessian(name=name, point=point, params=self.params(name) or None)
+        self.engine.request(request, self._on_hessian, key="plot:hessian")
+
+    def set_presentation_scale(self, factor: float) -> None:
+        """Follow the window's presentation zoom (plot fonts, lines and markers)."""
+        self.plot.set_presentation_scale(factor)
+        self.heatmap.set_presentation_scale(factor)
+
+    def set_scheme(self, scheme: str) -> None:
+        """Follow the window's light or dark scheme."""
+        self.plot.set_scheme(scheme)
+        self.heatmap.set_scheme(scheme)
+
+    # ------------------------------------------------------------------ requests
+
+    def _sample(self, name: str) -> None:
+        st = self._plotted.get(name)
+        if st is None:
+            return
+        if st.in_flight:
+            st.dirty = True
+            return
+        st.in_flight, st.dirty = True, False
+        lo, hi = self._range
+        request = p.SampleCurves(name=name, order=self.order(), lo=lo, hi=hi,
+                                 points=self.points(), params=dict(st.params) or None)
+        self.engine.request(request, lambda reply, n=name: self._on_curves(n, reply),
+                            key=f"curves:{name}")
+
+    def _on_curves(self, name: str, reply: p.Reply) -> None:
+        st = self._plotted.get(name)
+        if st is None:
+            return  # removed while its samples were on the way
+        st.in_flight = False
+        if st.dirty:
+            self._sample(name)  # the newest values go out first; this reply still shows
+        self.replies += 1
+        if isinstance(reply, p.Result):
+            curves = reply.value
+            st.curves, st.error = curves, ""
+            if curves.compiled:
+                self.compilations += 1
+            self.plot.set_curves(name, curves.x, dict(enumerate(curves.values)),
+                                 dict(enumerate(curves.nonfinite)))
+            for cp in curves.params:
+                st.params.setdefault(cp.name, cp.value)
+            if name == self.active_function():
+                self._sync_sliders(st, curves.params)
+            self._note(f"f:{name}", _nonfinite_note(curves))
+            self.sig_curves_shown.emit(curves)
+        elif isinstance(reply, p.Cancelled):
+            self._note(f"f:{name}", "")
+        else:
+            st.error = reply_text(reply)
+            self._note(f"f:{name}", f"{name}: {st.error}")
+
+    def _on_functions(self, reply: p.Reply) -> None:
+        if not isinstance(reply, p.Result):
+            self._note("functions", reply_text(reply))
+            return
+        self._note("functions", "")
+        self._known = {f.name: f for f in reply.value.functions}
+        current = self.function_choice.currentText()
+        self.function_choice.blockSignals(True)
+        self.function_choice.clear()
+        self.function_choice.addItems(list(self._known))
+        if current in self._known:
+            self.function_choice.setCurrentText(current)
+        self.function_choice.blockSignals(False)
+        for name in [n for n in self._plotted if n not in self._known]:
+            self.remove_function(name)
+        self.follow_current()
+        self.resample()
+
+    def _on_hessian(self, reply: p.Reply) -> None:
+        if isinstance(reply, p.Result):
+            result = reply.value
+            n = len(result.point)
+            self.heatmap.set_matrix(result.hessian)
+            grad = ", ".join(_fmt(float(g)) for g in result.gradient[:6])
+            more = ", ..." if n > 6 else ""
+            self.hessian_info.setText(f"{result.function}(x) = {_fmt(result.value)}\n"
+                                      f"∇f = [{grad}{more}]")
+            self._note("hessian", "")
+            self.sig_hessian_shown.emit(result)
+        else:
+            self.hessian_info.setText("")
+            self._note("hessian", f"Hessian: {reply_text(reply)}")
+
+    # ------------------------------------------------------------------ sliders
+
+    def _sync_sliders(self, st: _Plotted, params: tuple[Any, ...]) -> None:
+        """Build the sliders when the parameter set changes; else keep them (and the drag)."""
+        names = [cp.name for cp in params]
+        if names == list(self._sliders) and all(
+                self._sliders[n].value() == st.params.get(n) for n in names):
+            return
+        if names == list(self._sliders):
+            for cp in params:
+                s = self._sliders[cp.name]
+                if not s.slider.isSliderDown() and s.value() != st.params[cp.name]:
+                    s.blockSignals(True)
+                    s.set_value(st.params[cp.name])
+                    s.blockSignals(False)
+            return
+        self._clear_sliders()
+        for cp in params:
+            bounds = st.bounds.get(cp.name)
+            s = ParamSlider(cp.name, st.params.get(cp.name, cp.value), cp.default, cp.integer,
+                            bounds)
+            st.bounds[cp.name] = s.bounds()
+            s.sig_value_changed.connect(
+                lambda param, value, n=st.name: self._on_param(n, param, value))
+            s.sig_problem.connect(lambda text, param=cp.name: self._note(f"bounds:{param}", text))
+            self.params_layout.addWidget(s)
+            self._sliders[cp.name] = s
+
+    def _clear_sliders(self) -> None:
+        for s in self._sliders.values():
+            s.setParent(None)
+            s.deleteLater()
+        self._sliders = {}
+
+    def _on_param(self, name: str, param: str, value: float) -> None:
+        st = self._plotted.get(name)
+        if st is None:
+            return
+        st.params[param] = value
+        if param in self._sliders and name == self.active_function():
+            st.bounds[param] = self._sliders[param].bounds()
+        self._sample(name)
+
+    def _on_active_changed(self, name: str) -> None:
+        self._clear_sliders()
+        st = self._plotted.get(name)
+        if st is None:
+            return
+        if name in self.plot.functions():
+            self.plot.set_active_function(name)
+        if st.curves is not None:
+            self._sync_sliders(st, st.curves.params)
+
+    def _on_remove_clicked(self) -> None:
+        name = self.active_function()
+        if name:
+            self.remove_function(name)
+
+    # ------------------------------------------------------------------ range
+
+    def _show_range(self) -> None:
+        lo, hi = self._range
+        for edit, v in ((self.lo_edit, lo), (self.hi_edit, hi)):
+            edit.blockSignals(True)
+            edit.setText(_fmt(v))
+            edit.blockSignals(False)
+
+    def _on_range_edited(self) -> None:
+        try:
+            lo, hi = float(self.lo_edit.text()), float(self.hi_edit.text())
+        except ValueError:
+            self._note("range", "the range ends must be numbers, e.g. -5 and 5")
+            return
+        self._note("range", "")
+        if (lo, hi) != self._range:
+            self.set_range(lo, hi)
+
+    def _on_view_range(self, lo: float, hi: float) -> None:
+        """The user panned or zoomed: fresh samples on the new range, never stretched ones."""
+        self._range = (lo, hi)
+        self._show_range()
+        self.resample()
+
+    # ------------------------------------------------------------------ messages
+
+    def _note(self, key: str, text: str) -> None:
+        if text:
+            self._notes[key] = text
+        elif self._notes.pop(key, None) is None:
+            return
+        self._refresh_message()
+
+    def _refresh_message(self) -> None:
+        text = "\n".join(self._notes.values())
+        if text != self.message.text():
+            self.message.setText(text)
+            self.message.setVisible(bool(text))
+            self.sig_message.emit(text)
+
+
+def _nonfinite_note(curves: Any) -> str:
+    parts = []
+    for k, mask in enumerate(curves.nonfinite):
+        count = int(mask.sum())
+        if count:
+            label = "f" if k == 0 else f"order {k}"
+            parts.append(f"{label} at {count} of {len(mask)} points")
+    if not parts:
+        return ""
+    return (f"{curves.function} is not finite ({'; '.join(parts)}): shown as gaps marked ×")
+
+
+__all__ = ["FunctionPlotPanel", "ParamSlider", "default_slider_range", "parse_point"]

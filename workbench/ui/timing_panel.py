@@ -1,0 +1,486 @@
+"""The timing panel: jit vs eager per device, the first-call split, a size sweep, exports.
+
+One ``Time`` request measures; its ``Progress`` events move the bar (and draw a
+sweep as it grows). Cancel is the engine's Stop, not a superseding request: a
+superseded request keeps running in the engine to its end (the client only drops
+its reply), which for a sweep can keep the engine busy for a minute while plots
+and traces queue behind it. Stop interrupts the kernel between two timed calls
+(within milliseconds; a single call stuck in XLA past the grace period gets the
+kernel restarted and the editor source reloaded). The points measured so far
+stay on the chart. Stop also cancels the other panels' requests in flight; they
+ask again on their next change.
+
+The exports reuse the engine's pure-data conversion (``engine.timing_report``),
+so the JSON is exactly what ``workbench time --format json`` prints.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QStyle,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.engine import protocol as p
+from workbench.engine.timing_report import (
+    ROW_FIELDS,
+    recompilation_notes,
+    report_json,
+    table_rows,
+)
+from workbench.plots.timing_chart import SweepRow, TimingBar, TimingChart, format_seconds
+from workbench.ui.replies import reply_text
+
+NO_BASELINE = "(no baseline)"
+# Measurement budgets: TimingConfig fields sent as a plain dict (None: the engine's
+# %timeit-like defaults, batches of 0.2 s, 7 repeats, at most 3 s per measurement).
+BUDGETS: dict[str, dict[str, float] | None] = {
+    "standard (%timeit)": None,
+    "quick": {"min_batch_s": 0.05, "repeats": 5, "max_measure_s": 1.0},
+}
+CurrentCall = Callable[[], "tuple[str, str] | None"]
+
+# (header, row key, kind): kind "s" seconds, "x" a ratio, "" text.
+COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("device", "device", ""),
+    ("mode", "mode", ""),
+    ("mean ± std", "mean_s", "s"),
+    ("min", "min_s", "s"),
+    ("median", "median_s", "s"),
+    ("loops × repeats", "loops", ""),
+    ("trace", "trace_s", "s"),
+    ("lower", "lower_s", "s"),
+    ("compile", "compile_s", "s"),
+    ("first run", "first_run_s", "s"),
+    ("vs eager", "speedup_vs_eager", "x"),
+    ("vs baseline", "speedup_vs_baseline", "x"),
+    ("dispatch only", "dispatch_s", "s"),
+    ("dispatch + wait", "dispatch_wait_s", "s"),
+    ("transfer", "transfer_s", "s"),
+)
+COLUMN = {key: i for i, (_h, key, _k) in enumerate(COLUMNS)}
+TIPS = {
+    "mean_s": "per call, over the repeats (as %timeit prints it)",
+    "trace_s": "first jit call: Python traced to a jaxpr",
+    "lower_s": "first jit call: jaxpr lowered to StableHLO",
+    "compile_s": "first jit call: XLA compiles",
+    "first_run_s": "first jit call: the compiled code runs once",
+    "speedup_vs_eager": "eager median / this median, same device",
+    "speedup_vs_baseline": "NumPy baseline median / this median",
+    "dispatch_s": "a jitted call returns (asynchronous dispatch), before the result is ready",
+    "dispatch_wait_s": "a jitted call returns and its result is ready (block_until_ready)",
+    "transfer_s": "inputs host -> device (jax.device_put)",
+}
+
+
+def _cell_text(value: Any, kind: str) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "—"
+    if kind == "s":
+        return format_seconds(value)
+    if kind == "x":
+        return f"{value:.2f}×"
+    return str(value)
+
+
+class TimingPanel(QWidget):
+    """Measure a function jitted and eager on each device; table, chart, sweep and exports."""
+
+    sig_report_shown = Signal(object)
+    """A finished measurement is shown (the engine's ``timing.TimingReport``)."""
+    sig_measuring = Signal(bool)
+    """A measurement started (True) or ended, finished or not (False)."""
+    sig_message = Signal(str)
+    """The inline message changed ("" when cleared)."""
+
+    def __init__(self, engine: Any, current: CurrentCall | None = None,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("timingPanel")
+        self.engine = engine
+        self._current = current
+        self._auto_args = ""
+        self._custom_config: dict[str, float] | None = None
+        self._measuring = False
+        self._partial: list[Any] = []
+        self.report: Any = None
+        self._previous: Any = None
+        self._build()
+
+    # ------------------------------------------------------------------ building
+
+    def _build(self) -> None:
+        self.function_choice = QComboBox()
+        self.function_choice.setObjectName("timingFunction")
+        self.function_choice.setMinimumContentsLength(10)
+        self.args_edit = QLineEdit()
+        self.args_edit.setObjectName("timingArgs")
+        self.args_edit.setPlaceholderText("f32[1000000]  (or f32[N] with a sweep)")
+        self.devices_choice = QComboBox()
+        self.devices_choice.setObjectName("timingDevices")
+        self.devices_choice.addItems(["all", "cpu", "gpu", "tpu"])
+        self.eager_box = QCheckBox("eager")
+        self.eager_box.setObjectName("timingEager")
+        self.jit_box = QCheckBox("jit")
+        self.jit_box.setObjectName("timingJit")
+        for box in (self.eager_box, self.jit_box):
+            box.setChecked(True)
+        self.baseline_choice = QComboBox()
+        self.baseline_choice.setObjectName("timingBaseline")
+        self.baseline_choice.addItem(NO_BASELINE)
+        self.sweep_edit = QLineEdit()
+        self.sweep_edit.setObjectName("timingSweep")
+        self.sweep_edit.setPlaceholderText("sweep, e.g. N=100:10000000")
+        self.budget_choice = QComboBox()
+        self.budget_choice.setObjectName("timingBudget")
+        self.budget_choice.addItems(list(BUDGETS))
+        self.measure_button = QPushButton("Measure")
+        self.measure_button.setObjectName("timingMeasure")
+        self.measure_button.clicked.connect(self.measure)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("timingCancel")
+        self.cancel_button.setToolTip("stop the engine (partial sweep results stay)")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("timingProgress")
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.status = QLabel()
+        self.status.setObjectName("timingStatus")
+        self.csv_button = QPushButton("CSV…")
+        self.csv_button.setObjectName("timingExportCsv")
+        self.csv_button.clicked.connect(lambda: self._export_dialog("csv"))
+        self.json_button = QPushButton("JSON…")
+        self.json_button.setObjectName("timingExportJson")
+        self.json_button.clicked.connect(lambda: self._export_dialog("json"))
+        for b in (self.csv_button, self.json_button):
+            b.setEnabled(False)
+        self.view_choice = QComboBox()
+        self.view_choice.setObjectName("timingChartView")
+        self.view_choice.addItems(["bars", "sweep"])
+        self.view_choice.setEnabled(False)
+        self.view_choice.currentTextChanged.connect(self._on_view_chosen)
+
+        self.message = QLabel()
+        self.message.setObjectName("timingMessage")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.hide()
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setObjectName("timingTable")
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        for i, (header, key, _kind) in enumerate(COLUMNS):
+            item = QTableWidgetItem(header)
+            if key in TIPS:
+                item.setToolTip(TIPS[key])
+            self.table.setHorizontalHeaderItem(i, item)
+        self.table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.chart = TimingChart()
+        self.notes = QPlainTextEdit(readOnly=True)
+        self.notes.setObjectName("timingNotes")
+        self.notes.setMaximumHeight(110)
+        self.notes.setPlaceholderText("recompilations and crossovers are explained here")
+
+        row1 = QHBoxLayout()
+        row1.addWidget(QLabel("function"))
+        row1.addWidget(self.function_choice)
+        row1.addWidget(QLabel("args"))
+        row1.addWidget(self.args_edit, 2)
+        row1.addWidget(QLabel("sweep"))
+        row1.addWidget(self.sweep_edit, 1)
+        row2 = QHBoxLayout()
+        row2.addWidget(QLabel("devices"))
+        row2.addWidget(self.devices_choice)
+        row2.addWidget(self.eager_box)
+        row2.addWidget(self.jit_box)
+        row2.addWidget(QLabel("baseline"))
+        row2.addWidget(self.baseline_choice)
+        row2.addWidget(self.budget_choice)
+        row2.addWidget(self.measure_button)
+        row2.addWidget(self.cancel_button)
+        row2.addWidget(self.progress, 1)
+        row3 = QHBoxLayout()
+        row3.addWidget(self.status, 1)
+        row3.addWidget(QLabel("chart"))
+        row3.addWidget(self.view_choice)
+        row3.addWidget(self.csv_button)
+        row3.addWidget(self.json_button)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.chart)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(row1)
+        layout.addLayout(row2)
+        layout.addLayout(row3)
+        layout.addWidget(self.message)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.notes)
+
+    # ------------------------------------------------------------------ public API
+
+    def refresh(self) -> None:
+        """The editor source was (re)loaded: list its functions and follow the current call."""
+        self.engine.request(p.ListFunctions(), self._on_functions, key="timing:functions")
+
+    def follow_current(self) -> None:
+        """Take the editor's function and its argument spec (unless the user typed other args)."""
+        found = self._current() if self._current is not None else None
+        if not found:
+            return
+        name, args = found
+        if name:
+            if self.function_choice.findText(name) < 0:
+                self.function_choice.addItem(name)
+            self.function_choice.setCurrentText(name)
+        typed = self.args_edit.text().strip()
+        if args and (not typed or typed == self._auto_args):
+            self.args_edit.setText(args)
+        self._auto_args = args or self._auto_args
+
+    def set_config(self, config: dict[str, float] | None) -> None:
+        """A custom measurement budget (``timing.TimingConfig`` fields); None: the chosen preset."""
+        self._custom_config = dict(config) if config else None
+
+    def config(self) -> dict[str, float] | None:
+        if self._custom_config is not None:
+            return dict(self._custom_config)
+        chosen = BUDGETS.get(self.budget_choice.currentText())
+        return dict(chosen) if chosen else None
+
+    def is_measuring(self) -> bool:
+        return self._measuring
+
+    def measure(self) -> None:
+        """Send one ``Time`` request with the panel's settings (a new one replaces the last)."""
+        name = self.function_choice.currentText()
+        args = self.args_edit.text().strip()
+        modes = tuple(m for m, box in (("eager", self.eager_box), ("jit", self.jit_box))
+                      if box.isChecked())
+        problem = ("choose a function to time" if not name else
+                   "give the arguments, e.g. f32[1000000]" if not args else
+                   "choose eager, jit or both" if not modes else "")
+        if problem:
+            self._set_message(problem)
+            return
+        baseline = self.baseline_choice.currentText()
+        request = p.Time(name=name, args=args, devices=self.devices_choice.currentText(),
+                         modes=modes, baseline=None if baseline == NO_BASELINE else baseline,
+                         sweep=self.sweep_edit.text().strip() or None, config=self.config())
+        self._set_message("")
+        self._partial = []
+        self._set_measuring(True)
+        self.status.setText(f"measuring {name}({args})…")
+        self.engine.request(request, self._on_reply, self._on_event, key="timing")
+
+    def cancel(self) -> None:
+        """Stop the engine now (see the module docstring for why not a superseding request)."""
+        if self._measuring:
+            self.status.setText("stopping…")
+            self.engine.stop()
+
+    def show_report(self, report: Any) -> None:
+        """Fill the table, the chart and the notes from a ``TimingReport``."""
+        self._previous, self.report = self.report, report
+        rows = table_rows(report)
+        self.table.setRowCount(len(rows))
+        warn = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+        for r, row in enumerate(rows):
+            for c, (_header, key, kind) in enumerate(COLUMNS):
+                value = row[key]
+                if key == "mean_s":
+                    text = f"{format_seconds(value)} ± {format_seconds(row['std_s'])}"
+                elif key == "loops":
+                    text = f"{row['loops']:,} × {row['repeats']}"
+                else:
+                    text = _cell_text(value, kind)
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, value)
+                if kind:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                if key == "mode" and row["unstable"]:
+                    item.setIcon(warn)
+                    item.setToolTip(
+                        f"unstable: the slowest run took {row['max_s'] / row['min_s']:.1f} times "
+                        "longer than the fastest (a busy machine, or something being cached)")
+                self.table.setItem(r, c, item)
+        self.chart.set_bars([TimingBar(r.device, r.mode, r.stats.median_s, r.stats.std_s)
+                             for r in report.results])
+        has_sweep = bool(report.sweep)
+        if has_sweep:
+            self.chart.set_sweep([SweepRow(s.size, s.device, s.mode, s.median_s)
+                                  for s in report.sweep])
+        self.view_choice.setEnabled(has_sweep)
+        self.view_choice.blockSignals(True)
+        self.view_choice.setCurrentText(self.chart.view())
+        self.view_choice.blockSignals(False)
+        self.notes.setPlainText("\n".join(self.explanations(report)))
+        for b in (self.csv_button, self.json_button):
+            b.setEnabled(True)
+        self.sig_report_shown.emit(report)
+
+    def explanations(self, report: Any) -> list[str]:
+        """Why the figures look as they do: new shapes, recompilations, crossovers, cancels."""
+        out = []
+        prev = self._previous
+        if (prev is not None and prev.function == report.function
+                and tuple(prev.args) != tuple(report.args)):
+            out.append(f"The arguments changed from ({', '.join(prev.args)}) to "
+                       f"({', '.join(report.args)}): jit traced and compiled {report.function} "
+                       "again for the new shapes; the trace/lower/compile columns show the "
+                       "cost of that first call.")
+        out.extend(recompilation_notes(report))
+        if report.sweep:
+            out.extend(f"{c.device}: {c.note}" for c in self.chart.crossover_notes())
+        if report.cancelled:
+            out.append("Cancelled: partial results.")
+        return out
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The table's figures as numbers (the UserRole data of each cell), row by row."""
+        out = []
+        for r in range(self.table.rowCount()):
+            out.append({key: self.table.item(r, c).data(Qt.ItemDataRole.UserRole)
+                        for c, (_h, key, _k) in enumerate(COLUMNS)})
+        return out
+
+    def export_json(self, path: str | Path) -> Path:
+        """The last report as ``workbench time --format json`` writes it."""
+        if self.report is None:
+            raise ValueError("nothing measured yet")
+        path = Path(path)
+        path.write_text(json.dumps(report_json(self.report), indent=2) + "\n", encoding="utf-8")
+        return path
+
+    def export_csv(self, path: str | Path) -> Path:
+        """One line per device and mode, seconds as numbers (empty where not measured)."""
+        if self.report is None:
+            raise ValueError("nothing measured yet")
+        path = Path(path)
+        with path.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(ROW_FIELDS))
+            writer.writeheader()
+            for row in table_rows(self.report):
+                writer.writerow({k: "" if isinstance(v, float) and not math.isfinite(v) else v
+                                 for k, v in row.items()})
+        return path
+
+    def set_presentation_scale(self, factor: float) -> None:
+        """Follow the window's presentation zoom (chart fonts, lines and markers)."""
+        self.chart.set_presentation_scale(factor)
+        font = self.table.font()
+        font.setPointSizeF(9.0 * factor)
+        self.table.setFont(font)
+
+    def set_scheme(self, scheme: str) -> None:
+        """Follow the window's light or dark scheme."""
+        self.chart.set_scheme(scheme)
+
+    # ------------------------------------------------------------------ replies
+
+    def _on_functions(self, reply: p.Reply) -> None:
+        if not isinstance(reply, p.Result):
+            self._set_message(reply_text(reply))
+            return
+        names = [f.name for f in reply.value.functions]
+        chosen, base = self.function_choice.currentText(), self.baseline_choice.currentText()
+        for combo, items, keep in ((self.function_choice, names, chosen),
+                                   (self.baseline_choice, [NO_BASELINE, *names], base)):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems(items)
+            if keep in items:
+                combo.setCurrentText(keep)
+            combo.blockSignals(False)
+        self.follow_current()
+
+    def _on_event(self, event: p.Event) -> None:
+        if not isinstance(event, p.Progress):
+            return
+        self.progress.setRange(0, max(event.total, 1))
+        self.progress.setValue(event.done)
+        self.status.setText(f"{event.done}/{event.total}: {event.message}")
+        if event.value is not None and hasattr(event.value, "size"):
+            self._partial.append(event.value)
+            self.chart.set_sweep([SweepRow(s.size, s.device, s.mode, s.median_s)
+                                  for s in self._partial])
+
+    def _on_reply(self, reply: p.Reply) -> None:
+        self._set_measuring(False)
+        if isinstance(reply, p.Result):
+            report = reply.value
+            self.progress.setValue(self.progress.maximum())
+            self.status.setText(f"{report.function}({', '.join(report.args)}): "
+                                f"{len(report.results)} measurements"
+                                + (", cancelled" if report.cancelled else ""))
+            self.show_report(report)
+        elif isinstance(reply, p.Cancelled):
+            kept = f"; {len(self._partial)} sweep points kept" if self._partial else ""
+            self.status.setText(f"cancelled{kept}")
+        else:
+            self.status.setText("failed")
+            self._set_message(reply_text(reply))
+
+    # ------------------------------------------------------------------ helpers
+
+    def _set_measuring(self, on: bool) -> None:
+        self._measuring = on
+        self.measure_button.setEnabled(not on)
+        self.cancel_button.setEnabled(on)
+        if on:
+            self.progress.setRange(0, 0)  # busy until the first event says how many
+        else:
+            self.progress.setRange(0, max(self.progress.maximum(), 1))
+        self.sig_measuring.emit(on)
+
+    def _set_message(self, text: str) -> None:
+        if text != self.message.text():
+            self.message.setText(text)
+            self.message.setVisible(bool(text))
+            self.sig_message.emit(text)
+
+    def _on_view_chosen(self, view: str) -> None:
+        if view in ("bars", "sweep"):
+            self.chart.show_view(view)
+
+    def _export_dialog(self, kind: str) -> None:
+        if self.report is None:
+            return
+        default = f"{self.report.function}-timing.{kind}"
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind.upper()}", default,
+                                              f"{kind.upper()} (*.{kind})")
+        if path:
+            (self.export_csv if kind == "csv" else self.export_json)(path)
+
+
+__all__ = ["BUDGETS", "COLUMNS", "TimingPanel"]
