@@ -20,8 +20,11 @@ lint: $(VENV)/.test-installed
 	$(BIN)/ruff check workbench tests benchmarks
 	$(BIN)/lint-imports
 
-bench: $(VENV)/.test-installed
-	$(BIN)/python benchmarks/trace_latency.py
+BENCHMARKS := trace_latency timing_fidelity curves_latency kmeans_vs_sklearn engine_roundtrip \
+              gui_latency plot_latency kmeans_render editor_highlight
+
+bench: $(VENV)/.bench-installed
+	for b in $(BENCHMARKS); do echo "== $$b"; QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/$$b.py || exit 1; done
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +37,10 @@ $(VENV)/.run-installed: pyproject.toml $(VENV)/bin/python
 $(VENV)/.test-installed: pyproject.toml $(VENV)/bin/python
 	$(PIP) install --quiet -e '.[test]'
 	touch $@ $(VENV)/.run-installed
+
+$(VENV)/.bench-installed: pyproject.toml $(VENV)/bin/python
+	$(PIP) install --quiet -e '.[test,bench]'
+	touch $@ $(VENV)/.test-installed $(VENV)/.run-installed
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

@@ -152,3 +152,22 @@ def test_real_process(tmp_path):
         timeout=120,
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_output_gif_and_png_frames(capsys, tmp_path):
+    from PIL import Image
+
+    gif = tmp_path / "run.gif"
+    assert main(["kmeans", "--tutorial", "--format", "json", "-o", str(gif)]) == 0
+    iterations = json.loads(capsys.readouterr().out)["iterations"]
+    with Image.open(gif) as image:
+        assert image.n_frames == iterations + 1
+        assert image.size == (800, 600)
+    folder = tmp_path / "frames"
+    assert main(["kmeans", "--tutorial", "-o", str(folder)]) == 0
+    capsys.readouterr()
+    pngs = sorted(folder.glob("frame_*.png"))
+    assert len(pngs) == iterations + 1
+    assert pngs[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["kmeans", "--tutorial", "-o", str(tmp_path / "run.mp4")]) == 2
+    assert "-o takes a .gif file or a folder" in capsys.readouterr().err
