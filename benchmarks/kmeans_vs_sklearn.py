@@ -18,6 +18,10 @@ both) it prints, as medians of several interleaved runs:
   for sklearn.
 
     .venv/bin/python benchmarks/kmeans_vs_sklearn.py [--repeats 5] [--sizes 1e5 1e6]
+
+Both run in one process started with the engine kernel's environment
+(``workbench.engine.process_env``: glibc keeps freed blocks up to 1 GiB for
+reuse); the script re-executes itself with it when it is missing.
 """
 
 from __future__ import annotations
@@ -25,12 +29,18 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 
-import jax
-import jax.numpy as jnp
-import numpy as np
-from sklearn.cluster import KMeans
+from workbench.engine.process_env import MALLOC_TUNING, engine_env
+
+if any(key not in os.environ for key in MALLOC_TUNING):  # as the engine kernel runs
+    os.execve(sys.executable, [sys.executable, *sys.argv], engine_env())
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from sklearn.cluster import KMeans  # noqa: E402
 
 from workbench.engine.kmeans import blobs, init_centroids, lloyd_reference, run_kmeans
 
@@ -105,7 +115,9 @@ def main() -> None:
     args = ap.parse_args()
     print(
         f"jax {jax.__version__} on {jax.devices()[0].platform}, {os.cpu_count()} cores; "
-        f"D=2, K={K}, blobs spread {SPREAD}, medians of {args.repeats}\n"
+        f"D=2, K={K}, blobs spread {SPREAD}, medians of {args.repeats}; "
+        f"malloc as in the engine kernel ({' '.join(f'{k}={v}' for k, v in MALLOC_TUNING.items())})"
+        "\n"
     )
     print(
         "| N | iterations | ours ms/iter | sklearn ms/iter | sklearn / ours | floor ms "

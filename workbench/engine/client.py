@@ -47,6 +47,7 @@ from jupyter_client.launcher import launch_kernel
 from jupyter_client.session import Session
 
 from workbench.engine import protocol as p
+from workbench.engine.process_env import engine_env
 
 POLL_S = 0.05
 HEARTBEAT_PERIOD_S = 0.5
@@ -343,7 +344,7 @@ class EngineClient:
             if self.output_limit is not None:
                 cmd += ["--output-limit", str(self.output_limit)]
             cmd += list(self.kernel_args)
-            env = dict(os.environ if self.env is None else self.env)
+            env = engine_env(self.env)
             self._proc = launch_kernel(cmd, stdout=self._log_file, stderr=self._log_file,
                                        env=env)
         self._connect()

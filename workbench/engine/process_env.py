@@ -1,0 +1,29 @@
+"""Environment for the engine's process: glibc malloc tuned to keep large blocks.
+
+XLA's CPU runtime allocates its large buffers (a k-means label history of
+tens of MB, temporaries of every run) with malloc, which glibc serves with a
+fresh ``mmap`` above 32 MB and returns on free. Every run then pays a page
+fault per 4 KiB it touches. Measured at N=1e6, K=8, 40 iterations: 3.1-3.3 ms
+per iteration and +5..17% for the recorded history with the default; 2.2-2.4
+ms and +4..5% when freed blocks up to 1 GiB stay in the heap for reuse.
+Larger blocks are still mapped and returned, so a huge array does not pin
+memory. Other C libraries ignore these variables.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+MALLOC_TUNING: Mapping[str, str] = {
+    "MALLOC_MMAP_THRESHOLD_": str(1 << 30),
+    "MALLOC_TRIM_THRESHOLD_": str(2 << 30),
+}
+
+
+def engine_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``base`` (default: this process's environment) with the malloc tuning, unless set."""
+    env = dict(os.environ if base is None else base)
+    for key, value in MALLOC_TUNING.items():
+        env.setdefault(key, value)
+    return env
