@@ -73,7 +73,9 @@ def test_errors_name_the_argument(text, fragment):
 
 
 _dims = st.one_of(st.integers(0, 4096), st.sampled_from(["N", "M"]))
-_array = st.builds(ArraySpec, st.sampled_from(sorted(DTYPES)), st.lists(_dims, max_size=3).map(tuple))
+_array = st.builds(
+    ArraySpec, st.sampled_from(sorted(DTYPES)), st.lists(_dims, max_size=3).map(tuple)
+)
 _literal = st.builds(
     LiteralSpec,
     st.one_of(
