@@ -17,7 +17,7 @@ both) it prints, as medians of several interleaved runs:
   be <= 1e-4) and the number of labels that differ (must be 0), for ours and
   for sklearn.
 
-    .venv/bin/python benchmarks/kmeans_vs_sklearn.py [--repeats 5] [--sizes 1e5 1e6]
+    .venv/bin/python benchmarks/kmeans_vs_sklearn.py [--repeats 15] [--sizes 1e5 1e6]
 
 Both run in one process started with the engine kernel's environment
 (``workbench.engine.process_env``: glibc keeps freed blocks up to 1 GiB for
@@ -110,7 +110,7 @@ def measure(n: int, repeats: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--sizes", type=float, nargs="+", default=[1e5, 1e6])
     args = ap.parse_args()
     print(
