@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 
@@ -15,6 +16,13 @@ from workbench.ui.theme import apply_scheme
 
 
 def run_app(args: argparse.Namespace | None = None) -> int:
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        or os.environ.get("QT_QPA_PLATFORM")
+    ):
+        print("workbench: error: no display to open the window on (DISPLAY is not set); "
+              "the headless commands work without one: workbench --help", file=sys.stderr)
+        return 2
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("workbench")
     app.setOrganizationName("workbench")
