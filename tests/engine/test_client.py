@@ -53,33 +53,53 @@ def test_devices_come_back_as_a_report(engine):
     assert report.devices and report.devices[0].name.endswith(":0")
 
 
-def test_request_never_blocks_the_caller(engine):
-    box = engine.send(p.LoadSource(source="import time\ntime.sleep(0.3)\n" + SELU))
+@pytest.fixture
+def gate(tmp_path):
+    """Source that holds the kernel busy until the test opens the gate (a FIFO): no timing."""
+    fifo = tmp_path / "gate"
+    os.mkfifo(fifo)
+
+    class Gate:
+        source = f"open({str(fifo)!r}).read()\n" + SELU
+
+        @staticmethod
+        def open() -> None:
+            with open(fifo, "w"):  # blocks until the kernel is waiting on the other end
+                pass
+
+    return Gate
+
+
+def test_request_never_blocks_the_caller(engine, gate):
+    box = engine.send(p.LoadSource(source=gate.source))
     start = time.monotonic()
     engine.client.request(p.Ping(), lambda r: None)
     assert time.monotonic() - start < 0.05
+    assert not box  # the kernel is still held at the gate
+    gate.open()
     wait_until(lambda: box, 30, "reply")
 
 
-def test_two_requests_in_flight_are_answered_in_order(engine):
+def test_two_requests_in_flight_are_answered_in_order(engine, gate):
     order: list[str] = []
-    first = p.LoadSource(source="import time\ntime.sleep(0.2)\n" + SELU)
+    first = p.LoadSource(source=gate.source)
     second = p.Ping()
     engine.client.request(first, lambda r: order.append(r.id))
     engine.client.request(second, lambda r: order.append(r.id))
+    gate.open()
     wait_until(lambda: len(order) == 2, 30, "both replies")
     assert order == [first.id, second.id]
 
 
-def test_a_superseded_reply_is_dropped(engine):
+def test_a_superseded_reply_is_dropped(engine, gate):
     got: list[p.Reply] = []
     dropped = engine.client.stats.dropped_replies
     old = p.Trace(name="selu", args="f32[3]")
     new = p.Trace(name="selu", args="f32[4]")
-    engine.client.request(p.LoadSource(source="import time\ntime.sleep(0.2)\n" + SELU),
-                          lambda r: None)
+    engine.client.request(p.LoadSource(source=gate.source), lambda r: None)
     engine.client.request(old, got.append, key="jaxpr")
     engine.client.request(new, got.append, key="jaxpr")
+    gate.open()
     wait_until(lambda: engine.client.stats.dropped_replies == dropped + 1, 30, "drop")
     wait_until(lambda: got, 30, "the newer reply")
     assert [r.id for r in got] == [new.id]

@@ -61,27 +61,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.engine.kmeans import (
-        TUTORIAL_K,
-        blobs,
-        init_centroids,
-        load_points,
-        run_kmeans,
-        tutorial_points,
-    )
+    from workbench.engine.kmeans import TUTORIAL_K, init_centroids, run_kmeans
+    from workbench.engine.kmeans.demo import make_points
 
     k = args.k
     if args.blobs is not None:
         if k is None:
             raise UsageError("--blobs needs --k")
-        points = blobs(args.blobs, k, spread=args.spread, seed=args.seed)
+        points, _ = make_points("blobs", args.blobs, k, args.spread, args.seed)
         source = f"{args.blobs} points in {k} blobs (spread {args.spread:g}, seed {args.seed})"
     elif args.data is not None:
-        points = load_points(args.data)
-        source = args.data
+        points, source = make_points("file", path=args.data)
     else:
-        points = tutorial_points()
-        source = "the tutorial's points"
+        points, source = make_points("tutorial")
         if k is None and not args.init.lower().endswith(".npy"):
             k = TUTORIAL_K
     if args.labels_out is not None and not args.labels_out.lower().endswith(".npy"):
@@ -140,17 +132,13 @@ def _draw(path: Path, points: np.ndarray, r) -> None:
     from workbench.cli.offscreen import qt_app
 
     qt_app()
-    from workbench.plots.export import KMeansFrame, export_kmeans_gif, export_kmeans_pngs
+    from workbench.plots.export import export_kmeans_gif, export_kmeans_pngs, run_frames
     from workbench.plots.kmeans_scatter import KMeansScatter
 
     scatter = KMeansScatter()
     scatter.resize(800, 600)
     scatter.set_points(np.ascontiguousarray(points[:, :2], dtype=np.float32))
-    frames = [
-        KMeansFrame(r.labels[min(i, r.labels.shape[0] - 1)], r.centroids[i][:, :2], r.empty[i],
-                    f"iteration {i}, distortion {r.distortion[i]:.4g}")
-        for i in range(r.iterations + 1)
-    ]
+    frames = run_frames(r)
     try:
         if path.suffix.lower() == ".gif":
             export_kmeans_gif(scatter, frames, path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -25,6 +26,17 @@ class KMeansFrame:
     centroids: np.ndarray
     empty: np.ndarray | None = None
     caption: str = ""
+
+
+def run_frames(run: Any) -> list[KMeansFrame]:
+    """One frame per iteration of a recorded k-means run (any object with the
+    ``KMeansRun`` fields: labels, centroids, empty, distortion, iterations)."""
+    last = run.labels.shape[0] - 1
+    return [
+        KMeansFrame(run.labels[min(i, last)], run.centroids[i][:, :2], run.empty[i],
+                    f"iteration {i}, distortion {run.distortion[i]:.4g}")
+        for i in range(run.iterations + 1)
+    ]
 
 
 def _target(widget: QtWidgets.QWidget) -> QtWidgets.QGraphicsScene:

@@ -30,9 +30,10 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.engine import protocol as p
-from workbench.plots.export import KMeansFrame, export_kmeans_gif, export_kmeans_pngs
+from workbench.plots.export import KMeansFrame, export_kmeans_gif, export_kmeans_pngs, run_frames
 from workbench.plots.kmeans_scatter import DistortionPlot, KMeansScatter
 from workbench.ui.engine_bridge import EngineBridge
+from workbench.ui.replies import reply_text
 
 INITS = (("k-means++", "kmeans++"), ("random points", "random"), ("farthest first", "farthest"),
          ("click to place", "given"))
@@ -181,14 +182,8 @@ class KMeansPanel(QWidget):
     def _on_reply(self, reply: p.Reply) -> None:
         if isinstance(reply, p.Result):
             self.show_demo(reply.value)
-            return
-        if isinstance(reply, p.UserCodeFailure):
-            text = reply.explanation.title
-        elif isinstance(reply, p.Cancelled):
-            text = f"cancelled: {reply.reason}"
         else:
-            text = getattr(reply, "message", str(reply))
-        self.show_error(text)
+            self.show_error(reply_text(reply))
 
     def show_error(self, text: str) -> None:
         self.message.setText(text)
@@ -269,11 +264,7 @@ class KMeansPanel(QWidget):
             self.set_position(self._position + 1)
 
     def frames(self) -> list[KMeansFrame]:
-        run = self.demo.run
-        return [KMeansFrame(run.labels[min(i, run.labels.shape[0] - 1)],
-                            run.centroids[i][:, :2], run.empty[i],
-                            f"iteration {i}, distortion {run.distortion[i]:.4g}")
-                for i in range(run.iterations + 1)]
+        return run_frames(self.demo.run)
 
     def export_gif(self, path: str) -> None:
         export_kmeans_gif(self.scatter, self.frames(), path)

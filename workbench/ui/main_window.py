@@ -42,6 +42,7 @@ from workbench.ui.files import FileReadError, RecentFiles, read_source, write_so
 from workbench.ui.jaxpr_panel import JaxprPanel
 from workbench.ui.kmeans_panel import KMeansPanel
 from workbench.ui.plot_panel import FunctionPlotPanel
+from workbench.ui.replies import reply_text
 from workbench.ui.settings import Settings
 from workbench.ui.theme import PresentationZoom, ThemeWatcher, apply_scheme
 from workbench.ui.timing_panel import TimingPanel
@@ -552,10 +553,8 @@ class MainWindow(QMainWindow):
     def _on_lowered(self, reply: p.Reply) -> None:
         if isinstance(reply, p.Result):
             self.jaxpr.show_lowering(reply.value)
-        elif isinstance(reply, p.UserCodeFailure):
-            self.jaxpr.show_hlo_error(reply.explanation.title)
         else:
-            self.jaxpr.show_hlo_error(getattr(reply, "message", str(reply)))
+            self.jaxpr.show_hlo_error(reply_text(reply))
 
     def _on_engine_state(self, state: str) -> None:
         self.status.set_state(state)

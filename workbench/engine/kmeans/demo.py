@@ -42,8 +42,6 @@ def make_points(
     if dataset == "tutorial":
         return tutorial_points(), "the tutorial's points"
     if dataset == "blobs":
-        if n < 1:
-            raise UsageError(f"blobs need at least one point, got N={n}")
         return blobs(n, k, spread=spread, seed=seed), f"{n} points in {k} blobs"
     if dataset == "file":
         if not path:
