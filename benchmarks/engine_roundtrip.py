@@ -11,8 +11,8 @@ import statistics
 import threading
 import time
 
-from workbench.engine import protocol as p
-from workbench.engine.client import EngineClient
+from workbench.api import messages as p
+from workbench.api.client import EngineClient
 from workbench.engine.service import Service
 
 SELU = (

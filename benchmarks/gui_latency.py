@@ -100,7 +100,10 @@ def edit_to_tree(edits: int) -> tuple[list[float], list[float]]:
     watch = PaintWatch()
     window.jaxpr.tree.viewport().installEventFilter(watch)
     window._live_timer.timeout.connect(lambda: marks.setdefault("fired", time.perf_counter()))
-    window.sig_traced.connect(lambda _r: marks.setdefault("traced", time.perf_counter()))
+    # A reply to a request sent before this edit (opening the example sends one) can land
+    # after ``marks.clear()``: only a trace that follows the debounce firing counts.
+    window.sig_traced.connect(
+        lambda _r: "fired" in marks and marks.setdefault("traced", time.perf_counter()))
 
     gui, engine = [], []
     for example in bundled_examples():

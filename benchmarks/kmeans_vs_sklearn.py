@@ -20,7 +20,7 @@ both) it prints, as medians of several interleaved runs:
     .venv/bin/python benchmarks/kmeans_vs_sklearn.py [--repeats 15] [--sizes 1e5 1e6]
 
 Both run in one process started with the engine kernel's environment
-(``workbench.engine.process_env``: glibc keeps freed blocks up to 1 GiB for
+(``workbench.api.process_env``: glibc keeps freed blocks up to 1 GiB for
 reuse); the script re-executes itself with it when it is missing.
 """
 
@@ -32,7 +32,7 @@ import statistics
 import sys
 import time
 
-from workbench.engine.process_env import MALLOC_TUNING, engine_env
+from workbench.api.process_env import MALLOC_TUNING, engine_env
 
 if any(key not in os.environ for key in MALLOC_TUNING):  # as the engine kernel runs
     os.execve(sys.executable, [sys.executable, *sys.argv], engine_env())

@@ -51,7 +51,7 @@ def _wait_for(panel, alpha: float | None, timeout_s: float = 60.0):
 def gui_steps(steps: int) -> tuple[list[float], list[float], list[float], int, list[float]]:
     from PySide6.QtWidgets import QApplication
 
-    from workbench.engine import protocol as p
+    from workbench.api import messages as p
     from workbench.ui.engine_bridge import EngineBridge
     from workbench.ui.plot_panel import FunctionPlotPanel
 

@@ -6,8 +6,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from workbench.engine import protocol as p
-from workbench.engine.client import EngineClient, Notice, State
+from workbench.api import messages as p
+from workbench.api.client import EngineClient, Notice, State
 
 
 def wait_until(predicate: Callable[[], object], timeout: float, what: str = "condition") -> float:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.engine.kernel_util import Recorder, wait_until
-from workbench.engine import protocol as p
-from workbench.engine.client import State, _Pending
+from workbench.api import messages as p
+from workbench.api.client import State, _Pending
 
 SELU = (
     "def selu(x, alpha=1.67, lmbda=1.05):\n"
@@ -280,7 +280,7 @@ def test_lower_curves_and_timing_through_the_kernel(engine):
 
 
 def test_a_second_client_attaches_to_a_running_kernel_by_connection_file(engine):
-    from workbench.engine.client import EngineClient
+    from workbench.api.client import EngineClient
 
     attached = EngineClient(connection_file=engine.client.connection_file)
     try:

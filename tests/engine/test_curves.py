@@ -166,18 +166,6 @@ def test_gradient_and_hessian_at_a_point(load):
     np.testing.assert_allclose(r.hessian, np.diag(s * (1 - s) * (1 - 2 * s)), **F32)
 
 
-def test_jacobian_forward_and_reverse(load):
-    from workbench.engine.timing import TimingConfig
-
-    tiny = TimingConfig(min_batch_s=1e-4, repeats=2, max_measure_s=0.05)
-    r = curves.jacobians(load(MISC), "three", [1.0, 2.0], config=tiny)
-    want = np.array([[2.0, 1.0], [np.cos(1.0), 0.0], [0.0, 4.0]])
-    np.testing.assert_allclose(r.jacfwd, want, **F32)
-    np.testing.assert_allclose(r.jacrev, want, **F32)
-    assert r.max_difference <= 1e-6
-    assert r.jacfwd_s > 0 and r.jacrev_s > 0 and r.jacfwd_compile_s > 0
-
-
 @pytest.mark.parametrize(
     "kwargs, match",
     [

@@ -7,7 +7,8 @@ import sys
 
 import numpy as np
 
-from workbench.engine import protocol as p
+from workbench.api import codec
+from workbench.api import messages as p
 from workbench.engine.kmeans import init_centroids, run_kmeans, tutorial_points
 from workbench.engine.service import Service
 
@@ -20,9 +21,9 @@ def test_kmeans_request_round_trips_as_buffers():
     points = tutorial_points()
     expected = run_kmeans(points, init_centroids(points, 3, "kmeans++", 1))
     np.testing.assert_array_equal(demo.run.labels, expected.labels)
-    data, buffers = p.encode(reply)
+    data, buffers = codec.encode(reply)
     assert len(buffers) >= 5  # points, init, centroids, labels, distortion ... as bytes
-    back = p.decode(data, buffers)
+    back = codec.decode(data, buffers)
     np.testing.assert_array_equal(back.value.points, demo.points)
     np.testing.assert_array_equal(back.value.run.labels, demo.run.labels)
 
@@ -34,12 +35,12 @@ def test_bad_kmeans_request_is_a_usage_failure():
 
 
 def test_the_gui_decodes_a_run_without_importing_jax():
-    data, buffers = p.encode(Service({}).handle(p.KMeans(dataset="tutorial")))
+    data, buffers = codec.encode(Service({}).handle(p.KMeans(dataset="tutorial")))
     code = (
         "import sys, pickle\n"
-        "from workbench.engine import protocol as p\n"
+        "from workbench.api import codec, messages as p\n"
         "data, buffers = pickle.loads(sys.stdin.buffer.read())\n"
-        "demo = p.decode(data, buffers).value\n"
+        "demo = codec.decode(data, buffers).value\n"
         "assert demo.run.iterations > 0, demo\n"
         "print('jax' in sys.modules)\n"
     )

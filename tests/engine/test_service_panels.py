@@ -8,9 +8,11 @@ import math
 import numpy as np
 import pytest
 
-from workbench.engine import protocol as p
+from workbench.api import codec
+from workbench.api import messages as p
+from workbench.api.timing import TimingConfig
+from workbench.api.timing_report import json_safe, report_json, table_rows
 from workbench.engine.service import Service
-from workbench.engine.timing_report import json_safe, report_json, table_rows
 
 SOURCE = """\
 def sum_logistic(x, scale=1.0):
@@ -25,8 +27,8 @@ def add(x):
 
 
 def roundtrip(value):
-    data, buffers = p.encode(value)
-    return p.decode(json.loads(json.dumps(data, allow_nan=False)), [bytes(b) for b in buffers])
+    data, buffers = codec.encode(value)
+    return codec.decode(json.loads(json.dumps(data, allow_nan=False)), [bytes(b) for b in buffers])
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +60,8 @@ def test_hessian_bad_inputs_are_replies(service):
     assert isinstance(empty, p.UsageFailure) and "non-empty vector" in empty.message
 
 
-def test_time_accepts_a_plain_dict_budget_and_rows_match(service):
-    config = {"min_batch_s": 0.001, "repeats": 2, "max_measure_s": 0.05, "dispatch_samples": 3}
+def test_time_takes_a_budget_and_rows_match(service):
+    config = TimingConfig(min_batch_s=0.001, repeats=2, max_measure_s=0.05, dispatch_samples=3)
     reply = roundtrip(service.handle(p.Time(name="add", args="f32[16]", config=config)))
     assert isinstance(reply, p.Result)
     report = reply.value
@@ -71,8 +73,10 @@ def test_time_accepts_a_plain_dict_budget_and_rows_match(service):
     assert eager["speedup_vs_eager"] == 1.0 and math.isnan(eager["trace_s"])
     assert math.isnan(eager["speedup_vs_baseline"])  # no baseline given
     assert json.dumps(report_json(report), allow_nan=False)
-    bad = service.handle(p.Time(name="add", args="f32[4]", config={"nope": 1}))
-    assert isinstance(bad, p.UsageFailure) and "bad timing config" in bad.message
+    data, buffers = codec.encode(p.Time(name="add", args="f32[4]", config=config))
+    data["body"]["fields"]["config"]["fields"]["nope"] = 1  # a budget this engine cannot read
+    with pytest.raises(codec.ProtocolError, match="unknown fields"):
+        codec.decode(data, buffers)
 
 
 def test_json_safe_turns_nan_into_null():

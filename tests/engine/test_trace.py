@@ -175,7 +175,7 @@ def test_format_tree_shows_lines_and_sub_jaxprs(loaded):
 
 
 def test_result_travels_over_the_engine_protocol(loaded):
-    from workbench.engine import protocol
+    from workbench.api import codec as protocol
 
     result = trace_function(loaded, "pair", "(f32[3], f32[3]), i32[]", ["jit"])
     message, buffers = protocol.encode(result)

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from tests.engine.kernel_util import Recorder, wait_until
-from workbench.engine import protocol as p
-from workbench.engine.client import State
+from workbench.api import messages as p
+from workbench.api.client import State
 
 GOOD = "def f(x):\n    return x + 1\n"
 

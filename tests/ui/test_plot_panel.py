@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from workbench.engine import protocol as p
+from workbench.api import messages as p
 from workbench.plots.presentation import axis_font_size
 from workbench.ui.plot_panel import FunctionPlotPanel, default_slider_range, parse_point
 

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from workbench.engine import protocol as p
-from workbench.engine.timing_report import ROW_FIELDS, report_json, table_rows
+from workbench.api import messages as p
+from workbench.api.timing_report import ROW_FIELDS, report_json, table_rows
 from workbench.ui.timing_panel import COLUMN, TimingPanel
 
 SOURCE = """\

@@ -8,9 +8,9 @@ import math
 import sys
 from typing import Any
 
+from workbench.api.timing_report import report_json
 from workbench.cli.common import load_user_file
 from workbench.engine.errors import UsageError
-from workbench.engine.timing_report import report_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:

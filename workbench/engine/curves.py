@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench.api.curves import CurveParam, Curves, DerivativeCheck, PointDerivatives
 from workbench.engine.argspec import DTYPES
 from workbench.engine.catalog import explain
 from workbench.engine.errors import Explanation, UsageError, UserCodeError
@@ -27,79 +28,6 @@ MAX_ORDER = 4
 MAX_POINTS = 1_000_000
 CACHE_SIZE = 64
 _SHORT_DTYPE = {v: k for k, v in DTYPES.items()}
-
-
-@dataclass(frozen=True)
-class CurveParam:
-    """A parameter of the plotted function other than the variable: a slider in the GUI."""
-
-    name: str
-    value: float
-    default: float
-    integer: bool = False
-
-
-@dataclass(frozen=True, eq=False)
-class Curves:
-    """``values[k]`` is the k-th derivative at ``x``; ``nonfinite[k]`` masks its inf/nan points."""
-
-    function: str
-    wrt: str
-    params: tuple[CurveParam, ...]
-    x: np.ndarray
-    values: tuple[np.ndarray, ...]
-    nonfinite: tuple[np.ndarray, ...]
-    compiled: bool  # True when this call had to compile (first use of its cache key)
-
-    @property
-    def order(self) -> int:
-        return len(self.values) - 1
-
-    def param_values(self) -> dict[str, float]:
-        return {p.name: p.value for p in self.params}
-
-
-@dataclass(frozen=True)
-class DerivativeCheck:
-    """Central difference of order k-1 against the order-k derivative, on the same points.
-
-    ``max_rel_error`` is scaled by ``max(1, |f^(k)|)``; ``worst_x`` is where it peaks
-    (a kink such as relu's 0 shows up here, honestly).
-    """
-
-    order: int
-    step: float
-    max_abs_error: float
-    max_rel_error: float
-    worst_x: float
-    compared: int
-
-
-@dataclass(frozen=True, eq=False)
-class PointDerivatives:
-    """Value, gradient and Hessian of f: R^n -> R at one point."""
-
-    function: str
-    point: np.ndarray
-    value: float
-    gradient: np.ndarray
-    hessian: np.ndarray
-
-
-@dataclass(frozen=True, eq=False)
-class JacobianResult:
-    """The Jacobian of f: R^n -> R^m by forward and by reverse mode, each timed per call."""
-
-    function: str
-    point: np.ndarray
-    value: np.ndarray
-    jacfwd: np.ndarray
-    jacrev: np.ndarray
-    max_difference: float
-    jacfwd_s: float  # median seconds per call, compiled, steady state
-    jacrev_s: float
-    jacfwd_compile_s: float
-    jacrev_compile_s: float
 
 
 # --------------------------------------------------------------------------- signature
@@ -467,65 +395,15 @@ def gradient_hessian(
     return PointDerivatives(name, x, float(value), np.asarray(grad), np.asarray(hess))
 
 
-def jacobians(
-    loaded: LoadedSource,
-    name: str,
-    point: Sequence[float] | np.ndarray,
-    *,
-    params: Mapping[str, float] | None = None,
-    wrt: str | None = None,
-    config: Any = None,
-) -> JacobianResult:
-    """The Jacobian of f: R^n -> R^m by ``jacfwd`` and ``jacrev``, each compiled and timed.
-
-    Forward mode costs one pass per input, reverse one per output: the timings
-    show which wins for this n and m. ``config`` is a ``timing.TimingConfig``.
-    """
-    import time
-
-    import jax
-
-    from workbench.engine import timing
-
-    x = _point(point)
-    plan = _plan(loaded, name, wrt)
-    values = _param_values(plan, params)
-    f = _vector_fn(loaded, plan)
-    pspecs = _abstract_params(values)
-    _check_output(loaded, plan, f, x.size, pspecs, 1,
-                  "the Jacobian needs f: R^n -> R^m (a float scalar or vector)",
-                  "Flatten the result (jnp.ravel) to a vector of floats.")
-    pv = _param_arrays(values)
-    spec = jax.ShapeDtypeStruct(x.shape, x.dtype)
-    results = {}
-    for mode, transform in (("fwd", jax.jacfwd), ("rev", jax.jacrev)):
-        def both(p: Any, q: Sequence[Any], _t: Any = transform) -> Any:
-            return f(p, q), _t(f)(p, q)
-
-        start = time.perf_counter()
-        compiled = _user_call(loaded, lambda b=both: jax.jit(b).lower(spec, pspecs).compile())
-        compile_s = time.perf_counter() - start
-        value, jac = _user_call(loaded, lambda c=compiled: jax.block_until_ready(c(x, pv)))
-        stats = timing.measure(
-            lambda c=compiled: jax.block_until_ready(c(x, pv)), config or timing.TimingConfig())
-        results[mode] = (np.asarray(value), np.asarray(jac).reshape(-1, x.size), stats.median_s,
-                         compile_s)
-    fwd, rev = results["fwd"], results["rev"]
-    diff = float(np.max(np.abs(fwd[1] - rev[1]))) if fwd[1].size else 0.0
-    return JacobianResult(name, x, fwd[0], fwd[1], rev[1], diff, fwd[2], rev[2], fwd[3], rev[3])
-
-
 __all__ = [
     "CurveParam",
     "Curves",
     "DerivativeCheck",
-    "JacobianResult",
     "PointDerivatives",
     "cache_stats",
     "check_derivatives",
     "clear_cache",
     "curve_params",
     "gradient_hessian",
-    "jacobians",
     "sample_curves",
 ]

@@ -7,7 +7,7 @@ raised by the code the user typed, carried with its ``Explanation``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from workbench.api.errors import Explanation
 
 
 class WorkbenchError(Exception):
@@ -24,35 +24,6 @@ class UsageError(WorkbenchError):
     """Bad input to the workbench (not to JAX): one line, exit status 2."""
 
     exit_code = 2
-
-
-@dataclass(frozen=True)
-class Explanation:
-    """What went wrong in user code, in words a student can act on.
-
-    ``kind`` is a stable key of the error catalog (``tracer-bool``, ``syntax``,
-    ...); ``line``/``column`` point into the editor source; ``traceback`` holds
-    only editor frames.
-    """
-
-    kind: str
-    title: str
-    hint: str
-    message: str
-    doc_url: str | None = None
-    file: str | None = None
-    line: int | None = None
-    column: int | None = None
-    exception_type: str = ""
-    traceback: str = ""
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    def one_line(self) -> str:
-        name = self.file.replace("\\", "/").rsplit("/", 1)[-1] if self.file else ""
-        where = f"{name}:{self.line}: " if name and self.line else ""
-        return f"{where}{self.title}"
 
 
 class UserCodeError(WorkbenchError):

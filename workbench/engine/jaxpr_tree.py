@@ -12,69 +12,15 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from workbench.api.jaxpr import Eqn, JaxprNode, JaxprStats, SubJaxpr, Var
 from workbench.engine.source_info import defined_in, editor_location
 
 PARAM_MAX_CHARS = 80
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _PLAIN = (str, int, float, bool)
-
-
-@dataclass(frozen=True)
-class Var:
-    """A variable (``name``) or a literal constant (``literal``), with its type as printed."""
-
-    name: str | None = None
-    type: str = ""
-    literal: str | None = None
-
-    def to_json(self) -> dict[str, str]:
-        if self.literal is not None:
-            return {"literal": self.literal, "type": self.type}
-        return {"name": self.name or "", "type": self.type}
-
-    def __str__(self) -> str:
-        return f"{self.literal}:{self.type}" if self.literal is not None else f"{self.name}"
-
-
-@dataclass(frozen=True)
-class SubJaxpr:
-    """A jaxpr held in an equation parameter; ``param`` is e.g. ``branches[1]``."""
-
-    param: str
-    jaxpr: JaxprNode
-
-
-@dataclass(frozen=True)
-class Eqn:
-    primitive: str
-    params: dict[str, str]
-    invars: tuple[Var, ...]
-    outvars: tuple[Var, ...]
-    file: str | None
-    line: int | None
-    subjaxprs: tuple[SubJaxpr, ...] = ()
-
-
-@dataclass(frozen=True)
-class JaxprNode:
-    """One jaxpr; ``shared`` is the name the text gives it when it is printed once as ``let``."""
-
-    invars: tuple[Var, ...]
-    constvars: tuple[Var, ...]
-    outvars: tuple[Var, ...]
-    eqns: tuple[Eqn, ...]
-    shared: str | None = None
-
-
-@dataclass(frozen=True)
-class JaxprStats:
-    """Equations at every depth (a shared sub-jaxpr counts at each use) and per primitive."""
-
-    eqns: int
-    by_primitive: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

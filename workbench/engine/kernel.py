@@ -3,7 +3,7 @@
 Run as ``python -m workbench.engine.kernel -f CONNECTION_FILE [options]``; every
 option ipykernel knows (``--transport``, ``--ip``, ...) passes through. The
 client starts it with an ``ipc`` connection file. Requests arrive as comm
-messages on ``protocol.COMM_TARGET`` and run on the kernel's main thread in
+messages on ``messages.COMM_TARGET`` and run on the kernel's main thread in
 the console's user namespace, so Stop (SIGINT) reaches them.
 """
 
@@ -22,7 +22,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from workbench.engine import protocol as p
+from workbench.api import codec
+from workbench.api import messages as p
 from workbench.engine.service import Context, Service
 
 DEFAULT_OUTPUT_LIMIT = 100_000  # characters of user output forwarded per request
@@ -175,8 +176,8 @@ class Endpoint:
         rid = _best_effort_id(data)
         try:
             try:
-                request = p.decode(data, msg.get("buffers") or [])
-            except p.ProtocolError as exc:
+                request = codec.decode(data, msg.get("buffers") or [])
+            except codec.ProtocolError as exc:
                 reply: p.Reply = p.UsageFailure(rid, f"malformed request: {exc}")
             else:
                 rid = getattr(request, "id", rid)
@@ -198,10 +199,10 @@ class Endpoint:
 
     def send(self, comm: Any, value: Any) -> None:
         try:
-            data, buffers = p.encode(value)
+            data, buffers = codec.encode(value)
         except TypeError as exc:
             rid = getattr(value, "id", "")
-            data, buffers = p.encode(
+            data, buffers = codec.encode(
                 p.EngineFailure(rid, f"internal error: the result cannot be sent: {exc}")
             )
         comm.send(data=data, buffers=buffers)

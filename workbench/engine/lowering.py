@@ -9,46 +9,14 @@ nothing, and memory sizes may be missing; absent figures are None, never errors.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from workbench.api.choices import HLO_KINDS
+from workbench.api.lowering import CostEstimate, LoweringResult, MemoryStats
 from workbench.engine.argspec import Spec
 from workbench.engine.errors import UsageError, UserCodeError
 from workbench.engine.source import LoadedSource
 from workbench.engine.trace import prepare_cached
-
-HLO_KINDS = ("stablehlo", "compiled")
-
-
-@dataclass(frozen=True)
-class CostEstimate:
-    """XLA's static estimates for one call (not measurements); ``source`` says which stage."""
-
-    flops: float | None
-    bytes_accessed: float | None
-    transcendentals: float | None
-    source: str = "compiled"  # "compiled" (after XLA's passes) or "lowered"
-    label: str = "XLA estimate"
-
-
-@dataclass(frozen=True)
-class MemoryStats:
-    """Buffer sizes of the compiled executable, in bytes, as XLA reports them."""
-
-    argument_bytes: int | None
-    output_bytes: int | None
-    temp_bytes: int | None
-    generated_code_bytes: int | None
-    alias_bytes: int | None = None
-    peak_bytes: int | None = None
-
-
-@dataclass(frozen=True)
-class LoweringResult:
-    stablehlo: str | None
-    compiled_hlo: str | None
-    cost: CostEstimate | None
-    memory: MemoryStats | None
 
 
 def lower_function(

@@ -4,8 +4,8 @@
 code can cause: user-code errors become ``UserCodeFailure`` (explained by the
 catalog), bad requests ``UsageFailure``, a Stop (KeyboardInterrupt)
 ``Cancelled``, our own bugs ``EngineFailure``. Adding an operation is one
-function decorated with ``@handles(RequestType)`` (or ``@operation("name")`` for
-a ``Call``) that returns a plain-data result.
+function decorated with ``@handles(RequestType)`` that returns the request's
+plain-data result (a ``workbench.api.messages.ResultValue``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.engine import protocol as p
+from workbench.api import messages as p
 from workbench.engine.errors import UsageError, UserCodeError
 from workbench.engine.source import DEFAULT_FILENAME, LoadedSource, load_source
 
@@ -36,26 +36,15 @@ class Context:
         self.emit(p.Progress(self.request_id, int(done), int(total), message, value))
 
 
-Handler = Callable[["Service", Any, Context], Any]
-_HANDLERS: dict[type, Handler] = {}
-_OPERATIONS: dict[str, Handler] = {}
+Handler = Callable[["Service", Any, Context], p.ResultValue]
+_HANDLERS: dict[type[p.Request], Handler] = {}
 
 
-def handles(request_type: type) -> Callable[[Handler], Handler]:
+def handles(request_type: type[p.Request]) -> Callable[[Handler], Handler]:
     """Register the handler of ``request_type``; it returns the value of the ``Result``."""
 
     def deco(fn: Handler) -> Handler:
         _HANDLERS[request_type] = fn
-        return fn
-
-    return deco
-
-
-def operation(name: str) -> Callable[[Handler], Handler]:
-    """Register a ``Call(op=name, params=...)`` handler; it gets the ``Call`` request."""
-
-    def deco(fn: Handler) -> Handler:
-        _OPERATIONS[name] = fn
         return fn
 
     return deco
@@ -83,15 +72,9 @@ class Service:
         context = context or Context(request_id=rid)
         if not isinstance(request, p.Request):
             return p.UsageFailure(rid, f"not a request: {type(request).__name__}")
-        if isinstance(request, p.Call):
-            handler = _OPERATIONS.get(request.op)
-            if handler is None:
-                known = ", ".join(sorted(_OPERATIONS)) or "none"
-                return p.UsageFailure(rid, f"unknown operation {request.op!r} (known: {known})")
-        else:
-            handler = _HANDLERS.get(type(request))
-            if handler is None:
-                return p.UsageFailure(rid, f"no handler for {type(request).__name__}")
+        handler = _HANDLERS.get(type(request))
+        if handler is None:
+            return p.UsageFailure(rid, f"no handler for {type(request).__name__}")
         try:
             return p.Result(rid, handler(self, request, context))
         except UserCodeError as exc:
@@ -144,7 +127,13 @@ def _load(service: Service, request: p.LoadSource, context: Context) -> p.Functi
     # A failed load raises here and leaves the last good source in place.
     loaded = load_source(request.source, request.filename, namespace=service.namespace)
     service.loaded = service._forget_stale(before, loaded)
-    return p.Functions(service.loaded.filename, tuple(service.loaded.functions))
+    functions = tuple(service.loaded.functions)
+    trace = request.trace
+    if trace is not None and any(f.name == trace.name for f in functions):
+        return p.Functions(service.loaded.filename, functions,
+                           service.handle(trace, Context(trace.id, context.emit,
+                                                         context.should_stop)))
+    return p.Functions(service.loaded.filename, functions)
 
 
 @handles(p.ListFunctions)
@@ -154,7 +143,7 @@ def _list(service: Service, request: p.ListFunctions, context: Context) -> p.Fun
 
 
 @handles(p.Trace)
-def _trace(service: Service, request: p.Trace, context: Context) -> Any:
+def _trace(service: Service, request: p.Trace, context: Context) -> p.ResultValue:
     from workbench.engine.trace import trace_function
 
     return trace_function(service.require_loaded(), request.name, request.args,
@@ -172,14 +161,14 @@ def _lower(service: Service, request: p.Lower, context: Context) -> Any:
 
 
 @handles(p.Devices)
-def _devices(service: Service, request: p.Devices, context: Context) -> Any:
+def _devices(service: Service, request: p.Devices, context: Context) -> p.ResultValue:
     from workbench.engine.devices import list_devices
 
     return list_devices()
 
 
 @handles(p.SampleCurves)
-def _curves(service: Service, request: p.SampleCurves, context: Context) -> Any:
+def _curves(service: Service, request: p.SampleCurves, context: Context) -> p.ResultValue:
     from workbench.engine.curves import sample_curves
 
     return sample_curves(service.require_loaded(), request.name, order=request.order,
@@ -188,7 +177,7 @@ def _curves(service: Service, request: p.SampleCurves, context: Context) -> Any:
 
 
 @handles(p.Hessian)
-def _hessian(service: Service, request: p.Hessian, context: Context) -> Any:
+def _hessian(service: Service, request: p.Hessian, context: Context) -> p.ResultValue:
     from workbench.engine.curves import gradient_hessian
 
     return gradient_hessian(service.require_loaded(), request.name, request.point,
@@ -196,7 +185,7 @@ def _hessian(service: Service, request: p.Hessian, context: Context) -> Any:
 
 
 @handles(p.KMeans)
-def _kmeans(service: Service, request: p.KMeans, context: Context) -> Any:
+def _kmeans(service: Service, request: p.KMeans, context: Context) -> p.ResultValue:
     from workbench.engine.kmeans.demo import run_demo
 
     return run_demo(
@@ -208,18 +197,13 @@ def _kmeans(service: Service, request: p.KMeans, context: Context) -> Any:
 
 
 @handles(p.Time)
-def _time(service: Service, request: p.Time, context: Context) -> Any:
+def _time(service: Service, request: p.Time, context: Context) -> p.ResultValue:
     from workbench.engine.timing import TimingConfig, time_function
 
     def on_progress(event: Any) -> None:
         context.progress(event.done, event.total, event.label, event.point)
 
     config = request.config or TimingConfig()
-    if isinstance(config, dict):  # the GUI sends plain fields: it never imports timing.py
-        try:
-            config = TimingConfig(**config)
-        except TypeError as exc:
-            raise UsageError(f"bad timing config: {exc}") from None
     # In the kernel Stop arrives as KeyboardInterrupt (a Cancelled reply); in-process a
     # caller may also stop it between measurements through the context.
     return time_function(service.require_loaded(), request.name, request.args,

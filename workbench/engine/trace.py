@@ -16,15 +16,13 @@ import functools
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from workbench.api.jaxpr import TraceResult
 from workbench.engine.argspec import Spec, abstract_values, format_args, parse_args
 from workbench.engine.errors import UserCodeError
 from workbench.engine.jaxpr_tree import (
     JaxprDescription,
-    JaxprNode,
-    JaxprStats,
     describe,
     format_node,
     node_to_json,
@@ -46,18 +44,6 @@ _prepared: OrderedDict[tuple[int, str, tuple[str, ...]], _Entry] = OrderedDict()
 _described: weakref.WeakKeyDictionary[Any, dict[tuple[str, int | None], JaxprDescription]] = (
     weakref.WeakKeyDictionary()
 )
-
-
-@dataclass(frozen=True)
-class TraceResult:
-    """What ``workbench trace`` shows; ``text`` is exactly ``str()`` of the closed jaxpr."""
-
-    function: str
-    args: tuple[str, ...]
-    transforms: tuple[str, ...]
-    text: str
-    stats: JaxprStats
-    jaxpr: JaxprNode
 
 
 def trace_function(

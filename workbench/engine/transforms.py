@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.api.choices import TRANSFORMS
 from workbench.engine.argspec import (
     LiteralSpec,
     Spec,
@@ -16,16 +17,6 @@ from workbench.engine.argspec import (
 )
 from workbench.engine.errors import UsageError
 from workbench.engine.source import LoadedSource
-
-TRANSFORMS: tuple[str, ...] = (
-    "jit",
-    "grad",
-    "value_and_grad",
-    "vmap",
-    "jacfwd",
-    "jacrev",
-    "hessian",
-)
 
 
 def _transform(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

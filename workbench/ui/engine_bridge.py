@@ -12,8 +12,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
-from workbench.engine import protocol as p
-from workbench.engine.client import EngineClient, Notice, State
+from workbench.api import messages as p
+from workbench.api.client import EngineClient, Notice, State
 
 ReplyHandler = Callable[[p.Reply], None]
 EventHandler = Callable[[p.Event], None]

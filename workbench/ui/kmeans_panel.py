@@ -29,11 +29,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.engine import protocol as p
+from workbench.api import messages as p
+from workbench.api.messages import reply_text
 from workbench.plots.export import KMeansFrame, export_kmeans_gif, export_kmeans_pngs, run_frames
 from workbench.plots.kmeans_scatter import DistortionPlot, KMeansScatter
 from workbench.ui.engine_bridge import EngineBridge
-from workbench.ui.replies import reply_text
 
 INITS = (("k-means++", "kmeans++"), ("random points", "random"), ("farthest first", "farthest"),
          ("click to place", "given"))

@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.engine import protocol as p
+from workbench.api import messages as p
+from workbench.api.messages import reply_text
 from workbench.examples import Example, bundled_examples
 from workbench.ui.autosave import Autosave
 from workbench.ui.call_controls import CallControls
@@ -42,7 +43,6 @@ from workbench.ui.files import FileReadError, RecentFiles, read_source, write_so
 from workbench.ui.jaxpr_panel import JaxprPanel
 from workbench.ui.kmeans_panel import KMeansPanel
 from workbench.ui.plot_panel import FunctionPlotPanel
-from workbench.ui.replies import reply_text
 from workbench.ui.settings import Settings
 from workbench.ui.theme import PresentationZoom, ThemeWatcher, apply_scheme
 from workbench.ui.timing_panel import TimingPanel

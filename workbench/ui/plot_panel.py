@@ -39,10 +39,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.engine import protocol as p
+from workbench.api import messages as p
+from workbench.api.messages import reply_text
 from workbench.plots.function_plot import FunctionPlot
 from workbench.plots.heatmap import HessianHeatmap
-from workbench.ui.replies import reply_text
 
 SLIDER_STEPS = 200
 DEFAULT_RANGE = (-5.0, 5.0)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,22 +44,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.engine import protocol as p
-from workbench.engine.timing_report import (
+from workbench.api import messages as p
+from workbench.api.messages import reply_text
+from workbench.api.timing import TimingConfig
+from workbench.api.timing_report import (
     ROW_FIELDS,
     recompilation_notes,
     report_json,
     table_rows,
 )
 from workbench.plots.timing_chart import SweepRow, TimingBar, TimingChart, format_seconds
-from workbench.ui.replies import reply_text
 
 NO_BASELINE = "(no baseline)"
-# Measurement budgets: TimingConfig fields sent as a plain dict (None: the engine's
-# %timeit-like defaults, batches of 0.2 s, 7 repeats, at most 3 s per measurement).
-BUDGETS: dict[str, dict[str, float] | None] = {
+# Measurement budgets (None: the engine's %timeit-like defaults, batches of 0.2 s,
+# 7 repeats, at most 3 s per measurement).
+BUDGETS: dict[str, TimingConfig | None] = {
     "standard (%timeit)": None,
-    "quick": {"min_batch_s": 0.05, "repeats": 5, "max_measure_s": 1.0},
+    "quick": TimingConfig(min_batch_s=0.05, repeats=5, max_measure_s=1.0),
 }
 CurrentCall = Callable[[], "tuple[str, str] | None"]
 
@@ -123,7 +124,7 @@ class TimingPanel(QWidget):
         self.engine = engine
         self._current = current
         self._auto_args = ""
-        self._custom_config: dict[str, float] | None = None
+        self._custom_config: TimingConfig | None = None
         self._measuring = False
         self._partial: list[Any] = []
         self.report: Any = None
@@ -267,15 +268,16 @@ class TimingPanel(QWidget):
             self.args_edit.setText(args)
         self._auto_args = args or self._auto_args
 
-    def set_config(self, config: dict[str, float] | None) -> None:
+    def set_config(self, config: TimingConfig | Mapping[str, float] | None) -> None:
         """A custom measurement budget (``timing.TimingConfig`` fields); None: the chosen preset."""
-        self._custom_config = dict(config) if config else None
+        if isinstance(config, Mapping):
+            config = TimingConfig(**config)
+        self._custom_config = config
 
-    def config(self) -> dict[str, float] | None:
+    def config(self) -> TimingConfig | None:
         if self._custom_config is not None:
-            return dict(self._custom_config)
-        chosen = BUDGETS.get(self.budget_choice.currentText())
-        return dict(chosen) if chosen else None
+            return self._custom_config
+        return BUDGETS.get(self.budget_choice.currentText())
 
     def is_measuring(self) -> bool:
         return self._measuring

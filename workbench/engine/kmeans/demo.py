@@ -8,24 +8,11 @@ update) and the scrubber are all views of the same history, which
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from workbench.api.choices import DATASETS
+from workbench.api.kmeans import KMeansDemo
 from workbench.engine.errors import UsageError
-from workbench.engine.kmeans.run import KMeansRun
-
-DATASETS = ("tutorial", "blobs", "file")
-
-
-@dataclass(frozen=True)
-class KMeansDemo:
-    """The data (first two columns, float32 [N, 2]), where it came from, and the run."""
-
-    points: np.ndarray
-    source: str
-    init: np.ndarray  # [K, D] the starting centroids
-    run: KMeansRun
 
 
 def make_points(

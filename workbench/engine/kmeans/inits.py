@@ -10,9 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
+from workbench.api.choices import INITS
 from workbench.engine.errors import UsageError
 
-METHODS: tuple[str, ...] = ("kmeans++", "random", "farthest")
+METHODS = INITS
 
 
 def check_k(k: int, n: int) -> None:

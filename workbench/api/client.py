@@ -46,8 +46,9 @@ from jupyter_client.connect import write_connection_file
 from jupyter_client.launcher import launch_kernel
 from jupyter_client.session import Session
 
-from workbench.engine import protocol as p
-from workbench.engine.process_env import engine_env
+from workbench.api import codec
+from workbench.api import messages as p
+from workbench.api.process_env import engine_env
 
 POLL_S = 0.05
 HEARTBEAT_PERIOD_S = 0.5
@@ -215,7 +216,7 @@ class EngineClient:
         the same ``key`` supersedes it first (then its reply is dropped). Returns its id."""
         if not isinstance(request, p.Request):
             raise TypeError(f"not a request: {request!r}")
-        data, buffers = p.encode(request)
+        data, buffers = codec.encode(request)
         pending = _Pending(request, on_reply, on_event, key)
         self._call(lambda: self._submit(pending, data, buffers))
         return request.id
@@ -456,7 +457,7 @@ class EngineClient:
             return
         request = p.LoadSource(source=self._last_source.source,
                                filename=self._last_source.filename)
-        data, buffers = p.encode(request)
+        data, buffers = codec.encode(request)
         self._pending[request.id] = _Pending(request, None, None, None, quiet=True)
         self._send_comm(data, buffers)
 
@@ -485,8 +486,8 @@ class EngineClient:
 
     def _on_comm(self, data: Any, buffers: list[Any]) -> None:
         try:
-            value = p.decode(data, buffers)
-        except p.ProtocolError as exc:
+            value = codec.decode(data, buffers)
+        except codec.ProtocolError as exc:
             rid = data.get("body", {}).get("fields", {}).get("id") if isinstance(data, dict) \
                 else None
             if isinstance(rid, str) and rid in self._pending:
@@ -529,7 +530,7 @@ class EngineClient:
             else:
                 self._emit(self.on_notice, notice)
                 self._notice("reload-failed", "the editor source could not be loaded again: "
-                             + _reply_text(reply))
+                             + p.reply_text(reply))
             return
         self._emit(pending.on_reply, reply)
 
@@ -675,15 +676,6 @@ class EngineClient:
         for fd in (self._wake_r, self._wake_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
-
-
-def _reply_text(reply: p.Reply) -> str:
-    if isinstance(reply, p.UserCodeFailure):
-        return reply.explanation.one_line()
-    for attr in ("message", "reason"):
-        if hasattr(reply, attr):
-            return str(getattr(reply, attr))
-    return type(reply).__name__
 
 
 _LIVE: weakref.WeakSet[EngineClient] = weakref.WeakSet()

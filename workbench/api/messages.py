@@ -1,0 +1,279 @@
+"""Requests the window sends, replies and events the engine sends back, as frozen dataclasses.
+
+Every request carries an ``id``; every reply and event names the request it
+answers, so a late reply to a superseded request can be dropped. A
+successful reply is a ``Result`` whose ``value`` is one of ``ResultValue``;
+``result_value`` reads it with its type checked. Adding an operation means a
+request here, its result type in a sibling module, a line in
+``codec.WIRE_TYPES`` and a handler in ``workbench.engine.service``
+(docs/architecture.md walks through it).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import numpy as np
+
+from workbench.api.choices import Dataset, DemoInit, DeviceChoice, HloKind, Mode, Transform
+from workbench.api.curves import Curves, PointDerivatives
+from workbench.api.devices import DeviceReport
+from workbench.api.errors import Explanation
+from workbench.api.functions import FunctionInfo
+from workbench.api.jaxpr import TraceResult
+from workbench.api.kmeans import KMeansDemo
+from workbench.api.lowering import LoweringResult
+from workbench.api.timing import SweepPoint, TimingConfig, TimingReport
+
+PROTOCOL_VERSION = 2
+COMM_TARGET = "workbench.engine"
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+# --------------------------------------------------------------------------- requests
+
+
+@dataclass(frozen=True, kw_only=True)
+class Request:
+    """Base of every request; ``id`` defaults to a fresh unique one."""
+
+    id: str = field(default_factory=new_id)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ping(Request):
+    """Cheapest round trip: proves the engine answers."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Trace(Request):
+    """The jaxpr of ``name`` called with ``args`` (an argument spec) under ``transforms``."""
+
+    name: str
+    args: str = ""
+    transforms: tuple[Transform, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoadSource(Request):
+    """Run the editor source (in the kernel: in the console's namespace).
+
+    With ``trace``, the same round trip then traces that call when the new
+    source still defines its function: a live edit costs one request.
+    """
+
+    source: str
+    filename: str = "editor.py"
+    trace: Trace | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ListFunctions(Request):
+    """The functions of the last loaded source."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Lower(Request):
+    """The lowered (StableHLO/HLO) text and cost analysis of ``name``."""
+
+    name: str
+    args: str = ""
+    transforms: tuple[Transform, ...] = ()
+    hlo: HloKind = "stablehlo"
+    cost: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Devices(Request):
+    """Every device JAX can use in the engine process."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SampleCurves(Request):
+    """f and its derivatives on [lo, hi]; the arrays come back as buffers."""
+
+    name: str
+    order: int = 2
+    lo: float = -5.0
+    hi: float = 5.0
+    points: int = 1000
+    params: dict[str, float] | None = None
+    wrt: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Hessian(Request):
+    """Value, gradient and Hessian of f: R^n -> R at ``point``."""
+
+    name: str
+    point: tuple[float, ...]
+    params: dict[str, float] | None = None
+    wrt: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class KMeans(Request):
+    """A recorded k-means run for the demo: its data and every frame."""
+
+    dataset: Dataset = "tutorial"
+    n: int = 1000
+    k: int = 4
+    blob_k: int | None = None  # blobs to draw the data from (None: k)
+    spread: float = 1.0
+    seed: int = 0
+    path: str | None = None
+    init: DemoInit = "kmeans++"
+    centroids: np.ndarray | None = None  # [K, 2] for init="given"
+    max_iter: int = 100
+    tol: float = 1e-5
+
+
+@dataclass(frozen=True, kw_only=True)
+class Time(Request):
+    """jit vs eager timings; each measurement is reported as a ``Progress`` event."""
+
+    name: str
+    args: str
+    devices: DeviceChoice = "all"
+    modes: tuple[Mode, ...] = ("eager", "jit")
+    baseline: str | None = None
+    sweep: str | None = None
+    config: TimingConfig | None = None  # None: TimingConfig's defaults
+
+
+# --------------------------------------------------------------------------- replies
+
+
+@dataclass(frozen=True)
+class Reply:
+    """Base of every reply: ``id`` is the request's."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Pong:
+    """What ``Ping`` answers: who the engine is."""
+
+    pid: int
+    protocol: int
+    in_kernel: bool
+    memory_limit: int | None = None
+
+
+@dataclass(frozen=True)
+class Functions:
+    """What ``LoadSource`` and ``ListFunctions`` answer.
+
+    ``trace`` is the reply to the ``Trace`` a ``LoadSource`` carried (None when
+    it carried none, or when the new source no longer defines that function).
+    """
+
+    filename: str
+    functions: tuple[FunctionInfo, ...]
+    trace: Reply | None = None
+
+
+ResultValue = (
+    Pong | Functions | TraceResult | LoweringResult | DeviceReport | Curves | PointDerivatives
+    | KMeansDemo | TimingReport
+)
+
+
+@dataclass(frozen=True)
+class Result(Reply):
+    """Success; ``value`` is the operation's plain-data result."""
+
+    value: ResultValue
+
+
+@dataclass(frozen=True)
+class UserCodeFailure(Reply):
+    """The user's code raised; the catalog explains it."""
+
+    explanation: Explanation
+
+
+@dataclass(frozen=True)
+class UsageFailure(Reply):
+    """The request itself was wrong (unknown function, bad spec, malformed message)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Cancelled(Reply):
+    """The request was stopped (Stop, or its engine was restarted) before it finished."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class EngineFailure(Reply):
+    """The engine could not answer: a bug of ours, or the engine process died."""
+
+    message: str
+    fault: str = ""
+
+
+Failure = UserCodeFailure | UsageFailure | Cancelled | EngineFailure
+
+V = TypeVar("V")
+
+
+def result_value(reply: Reply, kind: type[V]) -> V | None:
+    """The value of a successful ``reply`` if it is a ``kind``; None for any other reply."""
+    if isinstance(reply, Result) and isinstance(reply.value, kind):
+        return reply.value
+    return None
+
+
+def reply_text(reply: Reply) -> str:
+    """Words for a reply that is not the expected result: for user code the catalog's
+    title (with its line) and hint, a student can act on."""
+    if isinstance(reply, UserCodeFailure):
+        ex = reply.explanation
+        where = f"line {ex.line}: " if ex.line else ""
+        return f"{where}{ex.title}" + (f"\n{ex.hint}" if ex.hint else "")
+    if isinstance(reply, UsageFailure | EngineFailure):
+        return reply.message
+    if isinstance(reply, Cancelled):
+        return f"cancelled: {reply.reason}"
+    if isinstance(reply, Result):
+        return f"unexpected result: {type(reply.value).__name__}"
+    return type(reply).__name__
+
+
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something a running request reports before its reply."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Progress(Event):
+    """``done`` of ``total`` steps; ``value`` a partial result (a sweep point) if any."""
+
+    done: int
+    total: int
+    message: str = ""
+    value: SweepPoint | None = None
+
+
+@dataclass(frozen=True)
+class Output(Event):
+    """User stdout/stderr, batched; ``truncated`` marks that ``dropped`` characters were cut."""
+
+    stream: str
+    text: str
+    truncated: bool = False
+    dropped: int = 0
