@@ -2,10 +2,13 @@
 
 Every engine call is a request that never blocks. Per plotted function at most one
 ``SampleCurves`` is in flight (keyed ``curves:<name>``, so a newer one supersedes
-it); while it runs, further slider steps only mark the function dirty and the
-newest values go out when the reply lands. A fast drag therefore never queues a
-backlog in the engine, and the plot shows the latest parameters one round trip
-after the mouse stops.
+it); while it runs, further slider steps only mark the function pending and the
+newest values go out when the reply lands (the ``Coalescer``). A fast drag therefore
+never queues a backlog in the engine, and the plot shows the latest parameters one
+round trip after the mouse stops.
+
+The parameter sliders (``ParamSlider``) and the Hessian pane (``HessianPane``) live in
+their own modules; this one holds the overlay list, the range and the requests.
 
 The panel knows nothing of the main window: it takes the engine bridge and a
 callable that names the editor's current function, and lists the loaded
@@ -15,7 +18,6 @@ functions itself (``ListFunctions``).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,15 +26,12 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QSlider,
     QSpinBox,
     QSplitter,
     QVBoxLayout,
@@ -43,192 +42,23 @@ from workbench.api import messages as p
 from workbench.api.messages import reply_text
 from workbench.plots.function_plot import FunctionPlot
 from workbench.plots.heatmap import HessianHeatmap
+from workbench.ui.coalescer import Coalescer
+from workbench.ui.hessian_pane import HessianPane, parse_point
+from workbench.ui.param_slider import ParamSlider, default_slider_range, fmt_number
 
-SLIDER_STEPS = 200
 DEFAULT_RANGE = (-5.0, 5.0)
 DEFAULT_POINTS = 1000
 CurrentFunction = Callable[[], "tuple[str, Any] | None"]
 
 
-def default_slider_range(default: float, integer: bool = False) -> tuple[float, float]:
-    """[0, 2d] for d > 0, [2d, 0] for d < 0, [-1, 1] for 0 (integers: at least 10 wide)."""
-    if default > 0:
-        lo, hi = 0.0, 2.0 * default
-    elif default < 0:
-        lo, hi = 2.0 * default, 0.0
-    else:
-        lo, hi = -1.0, 1.0
-    if integer:
-        lo, hi = math.floor(lo), math.ceil(hi)
-        if hi - lo < 10:
-            hi = lo + 10 if default >= 0 else hi
-            lo = hi - 10 if default < 0 else lo
-    return float(lo), float(hi)
-
-
-def parse_point(text: str) -> tuple[float, ...]:
-    """``"1, -0.5, 2"`` or ``"[1 -0.5 2]"`` -> (1.0, -0.5, 2.0); ValueError with a reason."""
-    parts = [s for s in re.split(r"[,\s]+", text.strip().strip("[]()")) if s]
-    if not parts:
-        raise ValueError("give the point as numbers, e.g. 1, -0.5, 2")
-    try:
-        values = tuple(float(s) for s in parts)
-    except ValueError:
-        bad = next(s for s in parts if not _is_float(s))
-        raise ValueError(f"{bad!r} is not a number; give the point as 1, -0.5, 2") from None
-    if not all(math.isfinite(v) for v in values):
-        raise ValueError("the point must be finite numbers")
-    return values
-
-
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _fmt(value: float) -> str:
-    return f"{value:.6g}"
-
-
-class ParamSlider(QWidget):
-    """One numeric parameter: an editable min, a slider, an editable max and a value box."""
-
-    sig_value_changed = Signal(str, float)
-    """The parameter (name) took a new value (slider drag, typed value)."""
-    sig_problem = Signal(str)
-    """A typed bound was refused (empty text means the problem is gone)."""
-
-    def __init__(self, name: str, value: float, default: float, integer: bool = False,
-                 bounds: tuple[float, float] | None = None, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setObjectName(f"param_{name}")
-        self.name = name
-        self.integer = integer
-        self.default = default
-        self._lo, self._hi = bounds or default_slider_range(default, integer)
-        self._value = float(value)
-        self.label = QLabel(name)
-        self.label.setToolTip(f"default {_fmt(default)}")
-        self.min_edit = QLineEdit()
-        self.min_edit.setObjectName(f"param_{name}_min")
-        self.max_edit = QLineEdit()
-        self.max_edit.setObjectName(f"param_{name}_max")
-        for edit in (self.min_edit, self.max_edit):
-            edit.setMaximumWidth(70)
-            edit.editingFinished.connect(self._on_bounds_edited)
-        self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setObjectName(f"param_{name}_slider")
-        self.value_box = QDoubleSpinBox()
-        self.value_box.setObjectName(f"param_{name}_value")
-        self.value_box.setRange(-1e12, 1e12)
-        self.value_box.setDecimals(0 if integer else 4)
-        self.value_box.setKeyboardTracking(False)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.label)
-        layout.addWidget(self.min_edit)
-        layout.addWidget(self.slider, 1)
-        layout.addWidget(self.max_edit)
-        layout.addWidget(self.value_box)
-        self._apply_bounds()
-        self.slider.valueChanged.connect(self._on_slider)
-        self.value_box.valueChanged.connect(self._on_value_box)
-
-    # -- state ----------------------------------------------------------------------------
-    def value(self) -> float:
-        return self._value
-
-    def bounds(self) -> tuple[float, float]:
-        return self._lo, self._hi
-
-    def step(self) -> float:
-        return 1.0 if self.integer else (self._hi - self._lo) / SLIDER_STEPS
-
-    def set_value(self, value: float) -> None:
-        """Set as if typed in the value box (widens the range when outside)."""
-        self.value_box.setValue(value)
-
-    def set_bounds(self, lo: float, hi: float) -> None:
-        if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
-            raise ValueError(f"{self.name}: the minimum must be below the maximum, "
-                             f"got {_fmt(lo)} and {_fmt(hi)}")
-        self._lo, self._hi = float(lo), float(hi)
-        self._apply_bounds()
-
-    def _ticks(self) -> int:
-        return int(round(self._hi - self._lo)) if self.integer else SLIDER_STEPS
-
-    def slider_value(self, tick: int) -> float:
-        v = self._lo + tick * (self._hi - self._lo) / self._ticks()
-        return float(round(v)) if self.integer else v
-
-    def _tick_of(self, value: float) -> int:
-        t = (value - self._lo) / (self._hi - self._lo) * self._ticks()
-        return int(round(min(max(t, 0), self._ticks())))
-
-    def _apply_bounds(self) -> None:
-        self.min_edit.setText(_fmt(self._lo))
-        self.max_edit.setText(_fmt(self._hi))
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, self._ticks())
-        self.slider.setValue(self._tick_of(self._value))
-        self.slider.blockSignals(False)
-        self.value_box.blockSignals(True)
-        self.value_box.setSingleStep(self.step())
-        self.value_box.setValue(self._value)
-        self.value_box.blockSignals(False)
-
-    # -- slots ----------------------------------------------------------------------------
-    def _on_slider(self, tick: int) -> None:
-        value = self.slider_value(tick)
-        if value == self._value:
-            return
-        self._value = value
-        self.value_box.blockSignals(True)
-        self.value_box.setValue(value)
-        self.value_box.blockSignals(False)
-        self.sig_value_changed.emit(self.name, value)
-
-    def _on_value_box(self, value: float) -> None:
-        value = float(round(value)) if self.integer else float(value)
-        if value == self._value:
-            return
-        self._value = value
-        if value < self._lo or value > self._hi:
-            self._lo, self._hi = min(self._lo, value), max(self._hi, value)
-        self._apply_bounds()
-        self.sig_value_changed.emit(self.name, value)
-
-    def _on_bounds_edited(self) -> None:
-        try:
-            lo, hi = float(self.min_edit.text()), float(self.max_edit.text())
-            self.set_bounds(lo, hi)
-        except ValueError as exc:
-            text = str(exc)
-            if "could not convert" in text:
-                text = f"{self.name}: the slider bounds must be numbers"
-            self._apply_bounds()  # back to the last good bounds
-            self.sig_problem.emit(text)
-            return
-        self.sig_problem.emit("")
-        clamped = min(max(self._value, self._lo), self._hi)
-        if clamped != self._value:
-            self.set_value(clamped)
-
-
 @dataclass
 class _Plotted:
-    """A function on the plot: its chosen parameter values and its request state."""
+    """A function on the plot: its chosen parameter values and what was last drawn."""
 
     name: str
     pinned: bool
     params: dict[str, float] = field(default_factory=dict)
     bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
-    in_flight: bool = False
-    dirty: bool = False
     curves: Any = None  # the last engine Curves shown
     error: str = ""
 
@@ -250,6 +80,7 @@ class FunctionPlotPanel(QWidget):
         self.engine = engine
         self._current = current
         self._plotted: dict[str, _Plotted] = {}
+        self._requests = Coalescer()  # SampleCurves per plotted function, keyed by its name
         self._followed: str | None = None
         self._known: dict[str, Any] = {}  # FunctionInfo per loaded function
         self._range = DEFAULT_RANGE
@@ -284,9 +115,9 @@ class FunctionPlotPanel(QWidget):
         self.order_spin.setValue(2)
         self.order_spin.setPrefix("order ")
         self.order_spin.valueChanged.connect(lambda _v: self.resample())
-        self.lo_edit = QLineEdit(_fmt(DEFAULT_RANGE[0]))
+        self.lo_edit = QLineEdit(fmt_number(DEFAULT_RANGE[0]))
         self.lo_edit.setObjectName("plotRangeLo")
-        self.hi_edit = QLineEdit(_fmt(DEFAULT_RANGE[1]))
+        self.hi_edit = QLineEdit(fmt_number(DEFAULT_RANGE[1]))
         self.hi_edit.setObjectName("plotRangeHi")
         for edit in (self.lo_edit, self.hi_edit):
             edit.setMaximumWidth(80)
@@ -319,19 +150,9 @@ class FunctionPlotPanel(QWidget):
         self.error_box.toggled.connect(self.plot.set_error_visible)
         self.plot.sig_range_changed.connect(self._on_view_range)
 
-        self.heatmap = HessianHeatmap()
-        self.point_edit = QLineEdit("1, -1, 0.5")
-        self.point_edit.setObjectName("hessianPoint")
-        self.point_edit.setToolTip("the point x in R^n, e.g. 1, -1, 0.5")
-        self.point_edit.returnPressed.connect(self.request_hessian)
-        self.hessian_button = QPushButton("Hessian")
-        self.hessian_button.setObjectName("hessianButton")
-        self.hessian_button.setToolTip("gradient and Hessian (jax.hessian) of the selected "
-                                       "function f: R^n -> R at the point")
-        self.hessian_button.clicked.connect(self.request_hessian)
-        self.hessian_info = QLabel()
-        self.hessian_info.setObjectName("hessianInfo")
-        self.hessian_info.setWordWrap(True)
+        self.hessian = HessianPane(self.engine, self._hessian_target)
+        self.hessian.sig_hessian_shown.connect(self.sig_hessian_shown)
+        self.hessian.sig_problem.connect(self._on_hessian_problem)
 
         top = QHBoxLayout()
         top.addWidget(QLabel("function"))
@@ -350,17 +171,9 @@ class FunctionPlotPanel(QWidget):
         row.addWidget(self.error_box)
         row.addStretch(1)
 
-        side = QWidget()
-        side_layout = QGridLayout(side)
-        side_layout.setContentsMargins(0, 0, 0, 0)
-        side_layout.addWidget(QLabel("point"), 0, 0)
-        side_layout.addWidget(self.point_edit, 0, 1)
-        side_layout.addWidget(self.hessian_button, 0, 2)
-        side_layout.addWidget(self.heatmap, 1, 0, 1, 3)
-        side_layout.addWidget(self.hessian_info, 2, 0, 1, 3)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.plot)
-        splitter.addWidget(side)
+        splitter.addWidget(self.hessian)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
 
@@ -417,8 +230,10 @@ class FunctionPlotPanel(QWidget):
         self._sample(name)
 
     def remove_function(self, name: str) -> None:
+        """Take ``name`` off the plot; a reply still on its way is then ignored."""
         if self._plotted.pop(name, None) is None:
             return
+        self._requests.forget(name)
         for item in self.overlay_list.findItems(name, Qt.MatchFlag.MatchExactly):
             self.overlay_list.takeItem(self.overlay_list.row(item))
         self.plot.remove_function(name)
@@ -489,7 +304,7 @@ class FunctionPlotPanel(QWidget):
 
     def busy(self) -> bool:
         """True while a curves request is in flight."""
-        return any(st.in_flight for st in self._plotted.values())
+        return self._requests.busy()
 
     def resample(self) -> None:
         for name in self._plotted:
@@ -497,39 +312,48 @@ class FunctionPlotPanel(QWidget):
 
     def request_hessian(self) -> None:
         """Gradient and Hessian of the active function at the point typed in ``hessianPoint``."""
-        name = self.active_function()
-        if not name:
-            self._note("hessian", "Hessian: add a function to the plot first")
-            return
-        try:
-            point = parse_point(self.point_edit.text())
-        except ValueError as exc:
-            self._note("hessian", f"Hessian point: {exc}")
-            return
-        self._note("hessian", "")
-        request = p.Hessian(name=name, point=point, params=self.params(name) or None)
-        self.engine.request(request, self._on_hessian, key="plot:hessian")
+        self.hessian.request_hessian()
+
+    # The Hessian pane's widgets, under the names the panel has always had.
+    @property
+    def heatmap(self) -> HessianHeatmap:
+        """The Hessian heatmap (the pane's)."""
+        return self.hessian.heatmap
+
+    @property
+    def point_edit(self) -> QLineEdit:
+        """The Hessian point field, ``hessianPoint`` (the pane's)."""
+        return self.hessian.point_edit
+
+    @property
+    def hessian_button(self) -> QPushButton:
+        """The Hessian button (the pane's)."""
+        return self.hessian.hessian_button
+
+    @property
+    def hessian_info(self) -> QLabel:
+        """f(x) and the gradient under the heatmap (the pane's)."""
+        return self.hessian.hessian_info
 
     def set_presentation_scale(self, factor: float) -> None:
         """Follow the window's presentation zoom (plot fonts, lines and markers)."""
         self.plot.set_presentation_scale(factor)
-        self.heatmap.set_presentation_scale(factor)
+        self.hessian.set_presentation_scale(factor)
 
     def set_scheme(self, scheme: str) -> None:
         """Follow the window's light or dark scheme."""
         self.plot.set_scheme(scheme)
-        self.heatmap.set_scheme(scheme)
+        self.hessian.set_scheme(scheme)
 
     # ------------------------------------------------------------------ requests
 
     def _sample(self, name: str) -> None:
-        st = self._plotted.get(name)
-        if st is None:
-            return
-        if st.in_flight:
-            st.dirty = True
-            return
-        st.in_flight, st.dirty = True, False
+        """Ask for fresh curves of ``name``, or after the request in flight (see Coalescer)."""
+        if name in self._plotted and self._requests.want(name):
+            self._send_sample(name)
+
+    def _send_sample(self, name: str) -> None:
+        st = self._plotted[name]
         lo, hi = self._range
         request = p.SampleCurves(name=name, order=self.order(), lo=lo, hi=hi,
                                  points=self.points(), params=dict(st.params) or None)
@@ -540,9 +364,8 @@ class FunctionPlotPanel(QWidget):
         st = self._plotted.get(name)
         if st is None:
             return  # removed while its samples were on the way
-        st.in_flight = False
-        if st.dirty:
-            self._sample(name)  # the newest values go out first; this reply still shows
+        if self._requests.done(name):
+            self._send_sample(name)  # the newest values go out first; this reply still shows
         self.replies += 1
         if isinstance(reply, p.Result):
             curves = reply.value
@@ -581,20 +404,13 @@ class FunctionPlotPanel(QWidget):
         self.follow_current()
         self.resample()
 
-    def _on_hessian(self, reply: p.Reply) -> None:
-        if isinstance(reply, p.Result):
-            result = reply.value
-            n = len(result.point)
-            self.heatmap.set_matrix(result.hessian)
-            grad = ", ".join(_fmt(float(g)) for g in result.gradient[:6])
-            more = ", ..." if n > 6 else ""
-            self.hessian_info.setText(f"{result.function}(x) = {_fmt(result.value)}\n"
-                                      f"∇f = [{grad}{more}]")
-            self._note("hessian", "")
-            self.sig_hessian_shown.emit(result)
-        else:
-            self.hessian_info.setText("")
-            self._note("hessian", f"Hessian: {reply_text(reply)}")
+    def _hessian_target(self) -> tuple[str, dict[str, float]]:
+        """What the Hessian pane differentiates: the active function with its slider values."""
+        name = self.active_function()
+        return name, self.params(name)
+
+    def _on_hessian_problem(self, text: str) -> None:
+        self._note("hessian", text)
 
     # ------------------------------------------------------------------ sliders
 
@@ -660,7 +476,7 @@ class FunctionPlotPanel(QWidget):
         lo, hi = self._range
         for edit, v in ((self.lo_edit, lo), (self.hi_edit, hi)):
             edit.blockSignals(True)
-            edit.setText(_fmt(v))
+            edit.setText(fmt_number(v))
             edit.blockSignals(False)
 
     def _on_range_edited(self) -> None:

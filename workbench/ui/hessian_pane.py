@@ -1,0 +1,128 @@
+"""The Hessian pane: a point x in R^n, a button, and the heatmap of the Hessian there.
+
+It asks the engine for ``Hessian`` of whatever function its owner names (the plot panel's
+active one, with its slider values), so it needs no knowledge of the overlay list. Its
+problems go out as ``sig_problem`` text for the owner's message line rather than a label of
+its own: one place for every inline message of the panel.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QWidget
+
+from workbench.api import messages as p
+from workbench.api.messages import reply_text
+from workbench.plots.heatmap import HessianHeatmap
+from workbench.ui.param_slider import fmt_number
+
+DEFAULT_POINT = "1, -1, 0.5"
+GRADIENT_SHOWN = 6  # gradient entries written out under the heatmap
+Target = Callable[[], tuple[str, dict[str, float] | None]]
+"""Names the function to differentiate and its parameter values ("" when there is none)."""
+
+
+def parse_point(text: str) -> tuple[float, ...]:
+    """``"1, -0.5, 2"`` or ``"[1 -0.5 2]"`` -> (1.0, -0.5, 2.0); ValueError with a reason."""
+    parts = [s for s in re.split(r"[,\s]+", text.strip().strip("[]()")) if s]
+    if not parts:
+        raise ValueError("give the point as numbers, e.g. 1, -0.5, 2")
+    try:
+        values = tuple(float(s) for s in parts)
+    except ValueError:
+        bad = next(s for s in parts if not _is_float(s))
+        raise ValueError(f"{bad!r} is not a number; give the point as 1, -0.5, 2") from None
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError("the point must be finite numbers")
+    return values
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+class HessianPane(QWidget):
+    """Gradient and Hessian of f: R^n -> R at a typed point, asked of the engine on request."""
+
+    sig_hessian_shown = Signal(object)
+    """A Hessian was drawn (the engine's ``curves.PointDerivatives``)."""
+    sig_problem = Signal(str)
+    """Something to tell the user about the Hessian ("" when the problem is gone)."""
+
+    def __init__(self, engine: Any, target: Target, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("hessianPane")
+        self.engine = engine
+        self._target = target
+        self.heatmap = HessianHeatmap()
+        self.point_edit = QLineEdit(DEFAULT_POINT)
+        self.point_edit.setObjectName("hessianPoint")
+        self.point_edit.setToolTip("the point x in R^n, e.g. 1, -1, 0.5")
+        self.point_edit.returnPressed.connect(self.request_hessian)
+        self.hessian_button = QPushButton("Hessian")
+        self.hessian_button.setObjectName("hessianButton")
+        self.hessian_button.setToolTip("gradient and Hessian (jax.hessian) of the selected "
+                                       "function f: R^n -> R at the point")
+        self.hessian_button.clicked.connect(self.request_hessian)
+        self.hessian_info = QLabel()
+        self.hessian_info.setObjectName("hessianInfo")
+        self.hessian_info.setWordWrap(True)
+
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("point"), 0, 0)
+        layout.addWidget(self.point_edit, 0, 1)
+        layout.addWidget(self.hessian_button, 0, 2)
+        layout.addWidget(self.heatmap, 1, 0, 1, 3)
+        layout.addWidget(self.hessian_info, 2, 0, 1, 3)
+
+    def request_hessian(self) -> None:
+        """Gradient and Hessian of the target function at the point typed in ``hessianPoint``;
+        the reply arrives later (``sig_hessian_shown``), a newer request supersedes it."""
+        name, params = self._target()
+        if not name:
+            self.sig_problem.emit("Hessian: add a function to the plot first")
+            return
+        try:
+            point = parse_point(self.point_edit.text())
+        except ValueError as exc:
+            self.sig_problem.emit(f"Hessian point: {exc}")
+            return
+        self.sig_problem.emit("")
+        request = p.Hessian(name=name, point=point, params=params or None)
+        self.engine.request(request, self._on_hessian, key="plot:hessian")
+
+    def set_presentation_scale(self, factor: float) -> None:
+        """Follow the window's presentation zoom (heatmap fonts and colour bar)."""
+        self.heatmap.set_presentation_scale(factor)
+
+    def set_scheme(self, scheme: str) -> None:
+        """Follow the window's light or dark scheme."""
+        self.heatmap.set_scheme(scheme)
+
+    def _on_hessian(self, reply: p.Reply) -> None:
+        if isinstance(reply, p.Result):
+            result = reply.value
+            n = len(result.point)
+            self.heatmap.set_matrix(result.hessian)
+            grad = ", ".join(fmt_number(float(g)) for g in result.gradient[:GRADIENT_SHOWN])
+            more = ", ..." if n > GRADIENT_SHOWN else ""
+            self.hessian_info.setText(f"{result.function}(x) = {fmt_number(result.value)}\n"
+                                      f"∇f = [{grad}{more}]")
+            self.sig_problem.emit("")
+            self.sig_hessian_shown.emit(result)
+        else:
+            self.hessian_info.setText("")
+            self.sig_problem.emit(f"Hessian: {reply_text(reply)}")
+
+
+__all__ = ["HessianPane", "parse_point"]
