@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import cast
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -16,15 +16,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-TRANSFORMS = ("jit", "grad", "value_and_grad", "vmap", "jacfwd", "jacrev", "hessian")
+from workbench.api.choices import TRANSFORMS, Transform
+from workbench.api.functions import FunctionInfo
+
 DEFAULT_ARG = "f32[1000]"
 
 
-def default_spec(function: Any) -> str:
+def default_spec(function: FunctionInfo | None) -> str:
     """A spec guessed from the signature: one ``f32[1000]`` per parameter without a default."""
     params = [
         p
-        for p in getattr(function, "params", ())
+        for p in (function.params if function is not None else ())
         if p.default is None and p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
     ]
     return ", ".join(DEFAULT_ARG for _ in params)
@@ -39,7 +41,7 @@ class TransformChain(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("transformChain")
-        self._chain: list[str] = []
+        self._chain: list[Transform] = []
         self.label = QLabel("f")
         self.label.setObjectName("transformChainLabel")
         self.add_button = QToolButton(text="+ transform")
@@ -64,7 +66,7 @@ class TransformChain(QWidget):
         layout.addWidget(self.clear_button)
         self._refresh()
 
-    def transforms(self) -> tuple[str, ...]:
+    def transforms(self) -> tuple[Transform, ...]:
         return tuple(self._chain)
 
     def set_transforms(self, names: Sequence[str]) -> None:
@@ -72,7 +74,7 @@ class TransformChain(QWidget):
         if unknown:
             raise ValueError(f"unknown transform(s): {', '.join(unknown)}")
         if list(names) != self._chain:
-            self._chain = list(names)
+            self._chain = [cast(Transform, n) for n in names]
             self._refresh()
             self.sig_changed.emit()
 
@@ -121,7 +123,7 @@ class CallControls(QWidget):
         layout.addWidget(QLabel("args"))
         layout.addWidget(self.arg_spec, 2)
         layout.addWidget(self.chain, 2)
-        self._functions: dict[str, Any] = {}
+        self._functions: dict[str, FunctionInfo] = {}
         self._specs: dict[str, str] = {}  # what the user typed, per function
         self._updating = False
         self._wanted: str | None = None  # chosen before the engine listed it (an example)
@@ -135,13 +137,13 @@ class CallControls(QWidget):
     def args(self) -> str:
         return self.arg_spec.text().strip()
 
-    def transforms(self) -> tuple[str, ...]:
+    def transforms(self) -> tuple[Transform, ...]:
         return self.chain.transforms()
 
-    def function_info(self, name: str | None = None) -> Any:
+    def function_info(self, name: str | None = None) -> FunctionInfo | None:
         return self._functions.get(name or self.function())
 
-    def set_functions(self, functions: Sequence[Any], prefer: str | None = None) -> None:
+    def set_functions(self, functions: Sequence[FunctionInfo], prefer: str | None = None) -> None:
         """New list from the engine; keeps the chosen function when it still exists."""
         current = prefer or self._wanted or self.function()
         if self._wanted in {f.name for f in functions}:

@@ -1,27 +1,28 @@
-"""The workbench window: editor on the left, the jaxpr on the right, console below.
+"""The workbench window: editor and jaxpr on top, console and panels in tabs below.
 
 The window shows at once; the engine (an IPython kernel) starts beside it and
-the status bar follows its state. Every engine call is a request with a key,
-so a new edit supersedes the one in flight and no reply ever blocks the GUI.
+the status bar follows its state. The window only assembles: the document
+controller owns the file, the trace controller talks to the engine, the
+session holds what is known, and the panels (built after the first paint, so
+pyqtgraph's import does not delay it) follow the session.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
     QDockWidget,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QPlainTextEdit,
     QProgressBar,
     QSplitter,
@@ -32,24 +33,33 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.api import messages as p
-from workbench.api.messages import reply_text
+from workbench.api.choices import HloKind
+from workbench.api.client import Notice
+from workbench.api.devices import DeviceReport
+from workbench.api.jaxpr import TraceResult
+from workbench.api.lowering import LoweringResult
+from workbench.api.messages import Output
 from workbench.examples import Example, bundled_examples
 from workbench.ui.autosave import Autosave
 from workbench.ui.call_controls import CallControls
 from workbench.ui.console import ConsolePanel
+from workbench.ui.document import DocumentController
 from workbench.ui.editor import CodeEditor
 from workbench.ui.engine_bridge import EngineBridge
-from workbench.ui.files import FileReadError, RecentFiles, read_source, write_source
 from workbench.ui.jaxpr_panel import JaxprPanel
-from workbench.ui.kmeans_panel import KMeansPanel
-from workbench.ui.plot_panel import FunctionPlotPanel
+from workbench.ui.panel import Panel
+from workbench.ui.session import Session
 from workbench.ui.settings import Settings
 from workbench.ui.theme import PresentationZoom, ThemeWatcher, apply_scheme
-from workbench.ui.timing_panel import TimingPanel
+from workbench.ui.trace_controller import LIVE_DELAY_MS, TraceController
 
-LIVE_DELAY_MS = 300
-BUFFER_ID = "main"
-UNTITLED = "untitled.py"
+if TYPE_CHECKING:
+    from workbench.ui.kmeans_panel import KMeansPanel
+    from workbench.ui.plot_panel import FunctionPlotPanel
+    from workbench.ui.timing_panel import TimingPanel
+
+Shortcut = QKeySequence | QKeySequence.StandardKey | list[QKeySequence]
+PANEL_DOCKS = (("Plot", "plotDock"), ("Timing", "timingDock"), ("K-means", "kmeansDock"))
 
 
 class EngineStatus(QLabel):
@@ -67,15 +77,32 @@ class EngineStatus(QLabel):
         self.style().polish(self)
 
 
+class _FirstPaint(QObject):
+    """Calls back once, after the window's first frame is painted."""
+
+    def __init__(self, target: QWidget, callback: Callable[[], None]):
+        super().__init__(target)
+        self._callback = callback
+        target.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.Paint:
+            obj.removeEventFilter(self)
+            QTimer.singleShot(0, self._callback)
+        return False
+
+
 class MainWindow(QMainWindow):
     """The workbench window; ``MainWindow(path)`` opens a file, else the last one or an example."""
 
     sig_traced = Signal(object)
-    """A trace reply was shown in the jaxpr view (the ``TraceResult``)."""
+    """A trace was shown in the jaxpr view (the ``TraceResult``)."""
     sig_error_shown = Signal(object)
     """An error from the engine was shown (an ``Explanation`` or a message string)."""
     sig_engine_ready = Signal()
     """The engine answered for the first time."""
+    sig_panels_built = Signal()
+    """The plot, timing and k-means panels exist (built after the first paint)."""
 
     def __init__(
         self,
@@ -90,34 +117,30 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setObjectName("mainWindow")
         self.settings = settings or Settings()
-        self.ask = ask
-        self.path: Path | None = None
-        self._saved_text = ""
-        self._loaded_once = False
-        self._engine_ready = False
-        self._newline = "\n"
         self._notices: list[str] = []
         self.zoom = PresentationZoom(self.settings.zoom, self)
         self.theme = ThemeWatcher(self.settings.theme, self)
-
         self.engine = engine or EngineBridge(self)
-        self.engine.sig_state_changed.connect(self._on_engine_state)
-        self.engine.sig_notice.connect(self._on_engine_notice)
-        self.engine.sig_output.connect(self._on_engine_output)
+        self.session = Session(self.engine, self)
+        self.plot_panel: FunctionPlotPanel | None = None
+        self.timing_panel: TimingPanel | None = None
+        self.kmeans_panel: KMeansPanel | None = None
 
         self._build_widgets(console)
+        self.document = DocumentController(self, self.editor, self.settings, autosave_dir,
+                                           ask=ask)
+        self.document.sig_title_changed.connect(self.setWindowTitle)
+        self.document.sig_status.connect(self.statusBar().showMessage)
+        self.document.sig_error.connect(self.show_message)
+        self.document.recent.sig_changed.connect(self._rebuild_recent_menu)
+        self.tracer = TraceController(self.session, self.controls, self.editor.toPlainText,
+                                      self.document.filename, live=self.live_box.isChecked(),
+                                      parent=self)
+        self._connect_tracer()
         self._build_actions()
         self._build_menus()
-        self.autosave = Autosave(autosave_dir, self)
-        self.autosave.sig_error.connect(lambda m: self.statusBar().showMessage(m, 5000))
-        self.recent = RecentFiles(self.settings.qsettings, parent=self)
-        self.recent.sig_changed.connect(self._rebuild_recent_menu)
         self._rebuild_recent_menu()
-
-        self._live_timer = QTimer(self, singleShot=True, interval=LIVE_DELAY_MS)
-        self._live_timer.timeout.connect(self.run)
         self.editor.textChanged.connect(self._on_text_changed)
-        self.controls.sig_changed.connect(self._on_controls_changed)
 
         geometry = self.settings.geometry
         if geometry is not None:
@@ -129,11 +152,11 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
 
         self._open_initial(path)
-        self.autosave.track(BUFFER_ID, self.editor.document(), self.path)
-        self._update_title()
+        self.document.start()
         self.engine.start()
         if console:
             self._connect_console()
+        self._first_paint = _FirstPaint(self, self.build_panels)
 
     # ------------------------------------------------------------------ building
 
@@ -185,28 +208,16 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.console_dock)
         if not console:
             self.console_dock.hide()
-
-        self.plot_panel = FunctionPlotPanel(
-            self.engine, lambda: (self.controls.function(), self.controls.function_info()))
-        self.timing_panel = TimingPanel(
-            self.engine, lambda: (self.controls.function(), self.controls.args()))
-        self.kmeans_panel = KMeansPanel(self.engine)
-        self.panel_docks = []
-        for title, name, panel in (("Plot", "plotDock", self.plot_panel),
-                                   ("Timing", "timingDock", self.timing_panel),
-                                   ("K-means", "kmeansDock", self.kmeans_panel)):
+        # The docks exist from the start (restoreState needs them); their panels come
+        # after the first paint.
+        self.panel_docks: list[QDockWidget] = []
+        for title, name in PANEL_DOCKS:
             dock = QDockWidget(title, self)
             dock.setObjectName(name)
-            dock.setWidget(panel)
+            dock.setWidget(QLabel("loading..."))
             self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
             self.tabifyDockWidget(self.console_dock, dock)
             self.panel_docks.append(dock)
-            self.zoom.sig_zoom_changed.connect(panel.set_presentation_scale)
-            self.theme.sig_scheme_changed.connect(panel.set_scheme)
-            panel.set_scheme(self.theme.scheme)
-        for panel in (self.plot_panel, self.timing_panel):
-            self.sig_traced.connect(lambda _r, w=panel: w.refresh())
-            self.controls.sig_changed.connect(panel.follow_current)
         (self.console_dock if console else self.panel_docks[0]).raise_()
 
         self.status = EngineStatus()
@@ -228,8 +239,31 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.devices_label)
         bar.addPermanentWidget(self.status)
 
-    def _action(self, name: str, text: str, slot: Any, shortcut: Any = None,
-                tip: str = "") -> QAction:
+    def build_panels(self) -> None:
+        """The plot, timing and k-means panels, in their docks (once; safe to call early)."""
+        if self.plot_panel is not None:
+            return
+        from workbench.ui.kmeans_panel import KMeansPanel
+        from workbench.ui.plot_panel import FunctionPlotPanel
+        from workbench.ui.timing_panel import TimingPanel
+
+        self.plot_panel = FunctionPlotPanel(self.session)
+        self.timing_panel = TimingPanel(self.session)
+        self.kmeans_panel = KMeansPanel(self.session)
+        panels: list[Panel] = [self.plot_panel, self.timing_panel, self.kmeans_panel]
+        for dock, panel in zip(self.panel_docks, panels, strict=True):
+            placeholder = dock.widget()
+            dock.setWidget(panel)
+            placeholder.deleteLater()
+            self.zoom.sig_zoom_changed.connect(panel.set_presentation_scale)
+            self.theme.sig_scheme_changed.connect(panel.set_scheme)
+            panel.set_scheme(self.theme.scheme)
+            if self.zoom.factor != 1.0:
+                panel.set_presentation_scale(self.zoom.factor)
+        self.sig_panels_built.emit()
+
+    def _action(self, name: str, text: str, slot: Callable[[], object],
+                shortcut: Shortcut | None = None, tip: str = "") -> QAction:
         action = QAction(text, self)
         action.setObjectName(name)
         if shortcut is not None:
@@ -256,10 +290,10 @@ class MainWindow(QMainWindow):
             "restart the engine and load the editor source again",
         )
         self.action_new = self._action("actionNew", "New", self.new_file, QKeySequence.New)
-        self.action_open = self._action("actionOpen", "Open...", self.open_dialog,
+        self.action_open = self._action("actionOpen", "Open...", self.document.open_dialog,
                                         QKeySequence.Open)
-        self.action_save = self._action("actionSave", "Save", self.save, QKeySequence.Save)
-        self.action_save_as = self._action("actionSaveAs", "Save As...", self.save_as,
+        self.action_save = self._action("actionSave", "Save", self.document.save, QKeySequence.Save)
+        self.action_save_as = self._action("actionSaveAs", "Save As...", self.document.save_as,
                                            QKeySequence.SaveAs)
         self.action_zoom_in = self._action(
             "actionZoomIn", "Presentation zoom in", self.zoom.zoom_in,
@@ -313,206 +347,89 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ files
 
+    @property
+    def path(self) -> Path | None:
+        return self.document.path
+
+    @property
+    def autosave(self) -> Autosave:
+        return self.document.autosave
+
     def _open_initial(self, path: str | os.PathLike[str] | None) -> None:
-        recovered = self._recover()
-        if recovered:
+        if self.document.recover():
             return
         if path is not None:
-            self.open_path(path)
+            self.document.open_path(path)
             return
-        last = self.settings.last_file
-        if last and Path(last).is_file() and self._try_open(last):
+        if self.document.open_last():
             return
         examples = bundled_examples()
         if examples:
             self.open_example(examples[0])
 
-    def _recover(self) -> bool:
-        """Offer what a crashed session left; an untitled buffer comes back silently."""
-        items = self.autosave.pending_recovery()
-        if not items:
-            return False
-        item = items[0]
-        for other in items[1:]:
-            self.autosave.discard(other)
-        if item.path is not None and self.ask:
-            answer = QMessageBox.question(
-                self, "Restore unsaved work?",
-                f"The workbench did not close cleanly. Restore the unsaved changes to "
-                f"{item.path}?",
-                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                QMessageBox.StandardButton.Yes,
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                self.autosave.discard(item)
-                return False
-        self.path = Path(item.path) if item.path else None
-        disk = ""
-        if self.path is not None:
-            try:
-                disk = read_source(self.path).text
-            except FileReadError:
-                disk = ""
-        self._set_text(item.text, saved=disk)
-        self.autosave.discard(item)
-        self.statusBar().showMessage("restored unsaved work from the last session", 8000)
-        return True
-
-    def _try_open(self, path: str | os.PathLike[str]) -> bool:
-        try:
-            source = read_source(path)
-        except FileReadError as exc:
-            self.show_message(f"cannot open {path}: {exc}")
-            return False
-        self.path = Path(path).resolve()
-        self._newline = source.newline
-        self._set_text(source.text, saved=source.text)
-        self.settings.last_file = str(self.path)
-        self.recent.add(self.path)
-        self.autosave.set_path(BUFFER_ID, self.path)
-        self._update_title()
-        return True
-
     def open_path(self, path: str | os.PathLike[str]) -> bool:
-        """Open a file; it runs only through Run or live mode, never on its own."""
-        if not self._confirm_discard():
-            return False
-        return self._try_open(path)
+        return self.document.open_path(path)
 
     def open_example(self, example: Example) -> None:
-        if self.open_path(example.path):
+        if self.document.open_path(example.path):
             self.controls.select(example.function, example.args, example.transforms)
 
-    def open_dialog(self) -> None:
-        start = str(self.path.parent) if self.path else str(Path.cwd())
-        path, _ = QFileDialog.getOpenFileName(self, "Open", start, "Python (*.py);;All (*)")
-        if path:
-            self.open_path(path)
-
     def new_file(self) -> None:
-        if not self._confirm_discard():
-            return
-        self.path = None
-        self._set_text("", saved="")
-        self.autosave.set_path(BUFFER_ID, None)
-        self._update_title()
+        self.document.new_file()
 
     def save(self) -> bool:
-        if self.path is None:
-            return self.save_as()
-        return self._write(self.path)
-
-    def save_as(self) -> bool:
-        start = str(self.path) if self.path else str(Path.cwd() / UNTITLED)
-        path, _ = QFileDialog.getSaveFileName(self, "Save As", start, "Python (*.py)")
-        return self.save_to(path) if path else False
+        return self.document.save()
 
     def save_to(self, path: str | os.PathLike[str]) -> bool:
-        self.path = Path(path).resolve()
-        self.autosave.set_path(BUFFER_ID, self.path)
-        ok = self._write(self.path)
-        if ok:
-            self.recent.add(self.path)
-            self.settings.last_file = str(self.path)
-        return ok
-
-    def _write(self, path: Path) -> bool:
-        text = self.editor.toPlainText()
-        try:
-            write_source(path, text, newline=self._newline)
-        except OSError as exc:
-            self.show_message(f"could not save {path}: {exc.strerror or exc}")
-            return False
-        self._saved_text = text
-        self._update_title()
-        self.statusBar().showMessage(f"saved {path}", 3000)
-        return True
-
-    def _set_text(self, text: str, saved: str) -> None:
-        self._saved_text = saved
-        self.editor.setPlainText(text)
-        self.editor.clear_error_marks()
-        self._update_title()
+        return self.document.save_to(path)
 
     def is_modified(self) -> bool:
-        return self.editor.toPlainText() != self._saved_text
+        return self.document.is_modified()
 
-    def _confirm_discard(self) -> bool:
-        if not self.is_modified() or not self.ask:
-            return True
-        answer = QMessageBox.question(
-            self, "Unsaved changes", "Save the changes first?",
-            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel,
-        )
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save()
-        return answer == QMessageBox.StandardButton.Discard
+    def filename(self) -> str:
+        return self.document.filename()
 
     def _rebuild_recent_menu(self) -> None:
         self.recent_menu.clear()
-        for path in self.recent.paths():
+        for path in self.document.recent.paths():
             self.recent_menu.addAction(path, lambda p=path: self.open_path(p))
         self.recent_menu.setEnabled(not self.recent_menu.isEmpty())
 
-    def _update_title(self) -> None:
-        name = self.path.name if self.path else UNTITLED
-        star = "*" if self.is_modified() else ""
-        self.setWindowTitle(f"{name}{star} - workbench")
-
-    def filename(self) -> str:
-        """The name the engine compiles the source under (tracebacks and lines use it)."""
-        return str(self.path) if self.path else UNTITLED
-
     # ------------------------------------------------------------------ engine
+
+    def _connect_tracer(self) -> None:
+        self.session.sig_traced.connect(self._on_traced)
+        self.session.sig_engine_state_changed.connect(self._on_engine_state)
+        self.tracer.sig_failed.connect(self._show_failure)
+        self.tracer.sig_no_functions.connect(self._on_no_functions)
+        self.tracer.sig_lowered.connect(self._on_lowered)
+        self.tracer.sig_lower_failed.connect(self.jaxpr.show_hlo_error)
+        self.tracer.sig_devices.connect(self._on_devices)
+        self.tracer.sig_engine_ready.connect(self.sig_engine_ready)
+        self.engine.sig_notice.connect(self._on_engine_notice)
+        self.engine.sig_output.connect(self._on_engine_output)
 
     def run(self) -> None:
         """Load the editor source in the engine, then trace the chosen function."""
-        self._live_timer.stop()
-        source = self.editor.toPlainText()
-        self.engine.request(
-            p.LoadSource(source=source, filename=self.filename()),
-            self._on_loaded, key="load",
-        )
+        self.tracer.run()
 
     def stop(self) -> None:
-        self._live_timer.stop()
-        self.engine.stop()
+        self.tracer.stop()
 
     def restart_engine(self) -> None:
         self.engine.restart()
 
-    def trace(self) -> None:
-        name = self.controls.function()
-        if not name:
-            return
-        self.engine.request(
-            p.Trace(name=name, args=self.controls.args(), transforms=self.controls.transforms()),
-            self._on_traced, key="trace",
-        )
+    def _on_traced(self, result: TraceResult) -> None:
+        self.editor.clear_error_marks()
+        self.messages.hide()
+        self.jaxpr.show_trace(result)
+        self.jaxpr.set_cursor_line(self.editor.current_line)
+        self.sig_traced.emit(result)
 
-    def _on_loaded(self, reply: p.Reply) -> None:
-        if isinstance(reply, p.Result):
-            functions = reply.value.functions
-            self.controls.set_functions(functions)
-            if not functions:
-                self.jaxpr.clear("no function defined yet")
-                self.editor.clear_error_marks()
-                self.messages.hide()
-                return
-            self.trace()
-        else:
-            self._show_failure(reply)
-
-    def _on_traced(self, reply: p.Reply) -> None:
-        if isinstance(reply, p.Result):
-            self.editor.clear_error_marks()
-            self.messages.hide()
-            self.jaxpr.show_trace(reply.value)
-            self.jaxpr.set_cursor_line(self.editor.current_line)
-            self.sig_traced.emit(reply.value)
-        else:
-            self._show_failure(reply)
+    def _on_no_functions(self) -> None:
+        self.jaxpr.clear("no function defined yet")
+        self.editor.clear_error_marks()
+        self.messages.hide()
 
     def _show_failure(self, reply: p.Reply) -> None:
         if isinstance(reply, p.UserCodeFailure):
@@ -529,7 +446,7 @@ class MainWindow(QMainWindow):
         elif isinstance(reply, p.Cancelled):
             self.statusBar().showMessage(f"cancelled: {reply.reason}", 4000)
         else:
-            message = getattr(reply, "message", str(reply))
+            message = p.reply_text(reply)
             self.show_message(message)
             self.sig_error_shown.emit(message)
 
@@ -540,41 +457,23 @@ class MainWindow(QMainWindow):
             self.messages.setPlainText(text)
         self.messages.show()
 
-    def _on_hlo_wanted(self, dialect: str, cost: bool) -> None:
-        name = self.controls.function()
-        if not name:
-            return
-        self.engine.request(
-            p.Lower(name=name, args=self.controls.args(), transforms=self.controls.transforms(),
-                    hlo=dialect, cost=cost),
-            self._on_lowered, key="lower",
-        )
+    def _on_hlo_wanted(self, dialect: HloKind, cost: bool) -> None:
+        self.tracer.lower(dialect, cost)
 
-    def _on_lowered(self, reply: p.Reply) -> None:
-        if isinstance(reply, p.Result):
-            self.jaxpr.show_lowering(reply.value)
-        else:
-            self.jaxpr.show_hlo_error(reply_text(reply))
+    def _on_lowered(self, result: LoweringResult) -> None:
+        self.jaxpr.show_lowering(result)
 
     def _on_engine_state(self, state: str) -> None:
         self.status.set_state(state)
         self.busy.setVisible(state in ("busy", "interrupting", "restarting", "starting"))
-        if state == "idle" and not self._engine_ready:
-            self._engine_ready = True
-            self.engine.request(p.Devices(), self._on_devices)
-            self.sig_engine_ready.emit()
-            if self.live_box.isChecked():
-                self.run()
 
-    def _on_devices(self, reply: p.Reply) -> None:
-        if isinstance(reply, p.Result):
-            report = reply.value
-            names = ", ".join(d.name for d in report.devices)
-            self.devices_label.setText(names)
-            self.devices_label.setToolTip(
-                f"jax {report.jax_version}, default backend {report.default_backend}")
+    def _on_devices(self, report: DeviceReport) -> None:
+        names = ", ".join(d.name for d in report.devices)
+        self.devices_label.setText(names)
+        self.devices_label.setToolTip(
+            f"jax {report.jax_version}, default backend {report.default_backend}")
 
-    def _on_engine_notice(self, notice: Any) -> None:
+    def _on_engine_notice(self, notice: Notice) -> None:
         """Crash, restart and stop notices pile up (a crash, then "restarted") in their own
         bar, apart from code errors, until the user closes it or types again."""
         text = notice.message
@@ -589,7 +488,7 @@ class MainWindow(QMainWindow):
         self._notices = []
         self.notice_bar.hide()
 
-    def _on_engine_output(self, output: Any) -> None:
+    def _on_engine_output(self, output: Output) -> None:
         if output.truncated:
             self.statusBar().showMessage(
                 f"output truncated: {output.dropped} more characters not shown", 5000)
@@ -602,20 +501,13 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ editor links
 
     def _on_text_changed(self) -> None:
-        self._update_title()
         if self._notices and self.editor.hasFocus():
             self.dismiss_notices()
-        if self.live_box.isChecked():
-            self._live_timer.start()
-
-    def _on_controls_changed(self) -> None:
-        if self._engine_ready:
-            self.trace()
+        self.tracer.edited()
 
     def _on_live_toggled(self, on: bool) -> None:
         self.settings.live_mode = on
-        if on:
-            self._live_timer.start()
+        self.tracer.set_live(on)
 
     def _on_equation_line(self, line: int) -> None:
         self.editor.go_to_line(line)
@@ -633,22 +525,20 @@ class MainWindow(QMainWindow):
         self.settings.theme = preference
         self.theme.set_preference(preference)
         app = QApplication.instance()
-        if app is not None:
-            apply_scheme(app, preference)  # type: ignore[arg-type]
+        if isinstance(app, QApplication):
+            apply_scheme(app, preference)
         self.editor.set_theme(None)
 
     # ------------------------------------------------------------------ closing
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
-        if not self._confirm_discard():
+        if not self.document.confirm_discard():
             event.ignore()
             return
         self.settings.geometry = self.saveGeometry()
         self.settings.dock_state = self.saveState()
-        if self.path is not None:
-            self.settings.last_file = str(self.path)
+        self.document.closing()
         self.settings.qsettings.sync()
-        self.autosave.mark_clean_exit()
         self.console_panel.shutdown()
         self.engine.close()
         super().closeEvent(event)

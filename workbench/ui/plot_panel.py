@@ -10,17 +10,15 @@ round trip after the mouse stops.
 The parameter sliders (``ParamSlider``) and the Hessian pane (``HessianPane``) live in
 their own modules; this one holds the overlay list, the range and the requests.
 
-The panel knows nothing of the main window: it takes the engine bridge and a
-callable that names the editor's current function, and lists the loaded
-functions itself (``ListFunctions``).
+The panel knows nothing of the main window: it takes the session, follows its
+current call and its loaded functions, and asks the engine only for samples;
+while the panel is hidden it asks for nothing.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -39,16 +37,19 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.api import messages as p
+from workbench.api.curves import CurveParam, Curves
+from workbench.api.functions import FunctionInfo
 from workbench.api.messages import reply_text
 from workbench.plots.function_plot import FunctionPlot
 from workbench.plots.heatmap import HessianHeatmap
 from workbench.ui.coalescer import Coalescer
 from workbench.ui.hessian_pane import HessianPane, parse_point
+from workbench.ui.panel import Panel
 from workbench.ui.param_slider import ParamSlider, default_slider_range, fmt_number
+from workbench.ui.session import Session
 
 DEFAULT_RANGE = (-5.0, 5.0)
 DEFAULT_POINTS = 1000
-CurrentFunction = Callable[[], "tuple[str, Any] | None"]
 
 
 @dataclass
@@ -59,11 +60,11 @@ class _Plotted:
     pinned: bool
     params: dict[str, float] = field(default_factory=dict)
     bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
-    curves: Any = None  # the last engine Curves shown
+    curves: Curves | None = None  # the last samples shown
     error: str = ""
 
 
-class FunctionPlotPanel(QWidget):
+class FunctionPlotPanel(Panel):
     """f, f', ... of one or more editor functions with sliders for their numeric parameters."""
 
     sig_curves_shown = Signal(object)
@@ -73,22 +74,25 @@ class FunctionPlotPanel(QWidget):
     sig_hessian_shown = Signal(object)
     """A Hessian was drawn (the engine's ``curves.PointDerivatives``)."""
 
-    def __init__(self, engine: Any, current: CurrentFunction | None = None,
-                 parent: QWidget | None = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("functionPlotPanel")
-        self.engine = engine
-        self._current = current
+        self.session = session
+        self.engine = session.engine
+        self._synced_loads = session.loads
         self._plotted: dict[str, _Plotted] = {}
         self._requests = Coalescer()  # SampleCurves per plotted function, keyed by its name
         self._followed: str | None = None
-        self._known: dict[str, Any] = {}  # FunctionInfo per loaded function
+        self._known: dict[str, FunctionInfo] = {}  # per loaded function
         self._range = DEFAULT_RANGE
         self._notes: dict[str, str] = {}
         self._sliders: dict[str, ParamSlider] = {}
         self.compilations = 0  # replies whose samples had to compile (the engine's flag)
         self.replies = 0
         self._build()
+        session.sig_functions_changed.connect(self._on_session_changed)
+        session.sig_call_changed.connect(self._on_session_changed)
+        self._on_session_changed()
 
     # ------------------------------------------------------------------ building
 
@@ -188,18 +192,20 @@ class FunctionPlotPanel(QWidget):
     # ------------------------------------------------------------------ public API
 
     def refresh(self) -> None:
-        """The editor source was (re)loaded: list its functions, follow the current one and
-        re-sample everything shown (the definitions may have changed)."""
-        self.engine.request(p.ListFunctions(), self._on_functions, key="plot:functions")
+        """Re-read the session: list its functions, follow its call, re-sample what is shown.
+
+        Runs when the event loop next turns, or when the panel is next shown.
+        """
+        self.when_shown("sync", self._sync_with_session)
 
     def follow_current(self) -> None:
-        """Plot the editor's current function (the callable given to the constructor)."""
-        found = self._current() if self._current is not None else None
-        if found and found[0]:
-            name, info = found
+        """Plot the session's current function (it replaces the one followed before)."""
+        call = self.session.call
+        if call is not None and call.function:
+            info = self.session.function_info(call.function)
             if info is not None:
-                self._known.setdefault(name, info)
-            self.set_current(name)
+                self._known.setdefault(call.function, info)
+            self.set_current(call.function)
 
     def set_current(self, name: str) -> None:
         """The editor's function: it replaces the previous one unless that was added on purpose."""
@@ -295,7 +301,7 @@ class FunctionPlotPanel(QWidget):
         else:
             self._on_param(name, param, value)
 
-    def last_curves(self, name: str | None = None) -> Any:
+    def last_curves(self, name: str | None = None) -> Curves | None:
         st = self._plotted.get(name or self.active_function())
         return st.curves if st is not None else None
 
@@ -367,8 +373,8 @@ class FunctionPlotPanel(QWidget):
         if self._requests.done(name):
             self._send_sample(name)  # the newest values go out first; this reply still shows
         self.replies += 1
-        if isinstance(reply, p.Result):
-            curves = reply.value
+        curves = p.result_value(reply, Curves)
+        if curves is not None:
             st.curves, st.error = curves, ""
             if curves.compiled:
                 self.compilations += 1
@@ -386,23 +392,30 @@ class FunctionPlotPanel(QWidget):
             st.error = reply_text(reply)
             self._note(f"f:{name}", f"{name}: {st.error}")
 
-    def _on_functions(self, reply: p.Reply) -> None:
-        if not isinstance(reply, p.Result):
-            self._note("functions", reply_text(reply))
-            return
-        self._note("functions", "")
-        self._known = {f.name: f for f in reply.value.functions}
-        current = self.function_choice.currentText()
-        self.function_choice.blockSignals(True)
-        self.function_choice.clear()
-        self.function_choice.addItems(list(self._known))
-        if current in self._known:
-            self.function_choice.setCurrentText(current)
-        self.function_choice.blockSignals(False)
-        for name in [n for n in self._plotted if n not in self._known]:
-            self.remove_function(name)
+    def _on_session_changed(self, _value: object = None) -> None:
+        self.refresh()
+
+    def _sync_with_session(self) -> None:
+        """New functions (definitions may have changed: re-sample all) or a new call."""
+        reloaded = self.session.loads != self._synced_loads
+        self._synced_loads = self.session.loads
+        if reloaded or not self._known:
+            self._known = {f.name: f for f in self.session.functions}
+            current = self.function_choice.currentText()
+            self.function_choice.blockSignals(True)
+            self.function_choice.clear()
+            self.function_choice.addItems(list(self._known))
+            if current in self._known:
+                self.function_choice.setCurrentText(current)
+            self.function_choice.blockSignals(False)
+            for name in [n for n in self._plotted if n not in self._known]:
+                self.remove_function(name)
+        followed = self._followed
         self.follow_current()
-        self.resample()
+        if reloaded:
+            for name in self._plotted:
+                if name != self._followed or followed == self._followed:
+                    self._sample(name)
 
     def _hessian_target(self) -> tuple[str, dict[str, float]]:
         """What the Hessian pane differentiates: the active function with its slider values."""
@@ -414,7 +427,7 @@ class FunctionPlotPanel(QWidget):
 
     # ------------------------------------------------------------------ sliders
 
-    def _sync_sliders(self, st: _Plotted, params: tuple[Any, ...]) -> None:
+    def _sync_sliders(self, st: _Plotted, params: tuple[CurveParam, ...]) -> None:
         """Build the sliders when the parameter set changes; else keep them (and the drag)."""
         names = [cp.name for cp in params]
         if names == list(self._sliders) and all(
@@ -512,7 +525,7 @@ class FunctionPlotPanel(QWidget):
             self.sig_message.emit(text)
 
 
-def _nonfinite_note(curves: Any) -> str:
+def _nonfinite_note(curves: Curves) -> str:
     parts = []
     for k, mask in enumerate(curves.nonfinite):
         count = int(mask.sum())

@@ -1,0 +1,55 @@
+"""What every docked panel shares: presentation scale, colour scheme, no work while hidden.
+
+Work a panel is asked to do (re-sampling curves after an edit, say) waits under
+a key, the newest per key winning, and runs once the event loop turns: the
+session's signals that arrive together (new functions, then a new call) cost
+one round of work. A panel in a background tab or a closed dock is not
+visible; its work waits until it is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QWidget
+
+
+class Panel(QWidget):
+    """Base of the plot, timing and k-means panels."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._deferred: dict[str, Callable[[], None]] = {}
+        self._flush_scheduled = False
+
+    def set_presentation_scale(self, factor: float) -> None:
+        """Fonts, line widths and markers for a projector: 1.0 is the normal size."""
+        raise NotImplementedError
+
+    def set_scheme(self, scheme: str) -> None:
+        """Follow the window's colour scheme, ``"light"`` or ``"dark"``."""
+        raise NotImplementedError
+
+    def when_shown(self, key: str, work: Callable[[], None]) -> None:
+        """Run ``work`` when the event loop next turns, or when the panel is next shown."""
+        self._deferred[key] = work
+        if self.isVisible() and not self._flush_scheduled:
+            self._flush_scheduled = True
+            QTimer.singleShot(0, self._flush)
+
+    def has_deferred_work(self) -> bool:
+        return bool(self._deferred)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        self._flush()
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        if not self.isVisible():
+            return  # the next showEvent runs it
+        deferred, self._deferred = self._deferred, {}
+        for work in deferred.values():
+            work()

@@ -1,0 +1,174 @@
+"""From the editor to the engine and back: the live timer, load and trace, lowering on demand.
+
+A run is one request: ``LoadSource`` carrying the ``Trace`` of the current
+call, so a live edit costs one round trip. Only when the new source no longer
+defines the traced function, or choosing the function changed its argument
+spec, does a second ``Trace`` follow. Every request has a key: a newer edit
+supersedes the one in flight and its late reply is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from workbench.api import messages as p
+from workbench.api.choices import HloKind
+from workbench.api.devices import DeviceReport
+from workbench.api.jaxpr import TraceResult
+from workbench.api.lowering import LoweringResult
+from workbench.ui.call_controls import CallControls
+from workbench.ui.session import Call, Session
+
+LIVE_DELAY_MS = 300
+
+
+class TraceController(QObject):
+    """Keeps the session's functions and trace in step with the editor text and the controls."""
+
+    sig_failed = Signal(object)
+    """Loading or tracing failed: the engine's reply (a failure or a cancellation)."""
+    sig_no_functions = Signal()
+    """The source loaded but defines no function to trace."""
+    sig_lowered = Signal(object)
+    """The lowered HLO of the current call arrived (a ``LoweringResult``)."""
+    sig_lower_failed = Signal(str)
+    """Lowering failed: what to show in the HLO view instead."""
+    sig_devices = Signal(object)
+    """The engine listed its devices (a ``DeviceReport``)."""
+    sig_engine_ready = Signal()
+    """The engine answered for the first time."""
+
+    def __init__(self, session: Session, controls: CallControls, source: Callable[[], str],
+                 filename: Callable[[], str], *, live: bool = True,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.controls = controls
+        self._source = source
+        self._filename = filename
+        self.live = live
+        self.engine_ready = False
+        self.live_timer = QTimer(self, singleShot=True, interval=LIVE_DELAY_MS)
+        self.live_timer.timeout.connect(self.run)
+        controls.sig_changed.connect(self._on_controls_changed)
+        session.sig_engine_state_changed.connect(self._on_engine_state)
+
+    # ------------------------------------------------------------------ requests
+
+    def run(self) -> None:
+        """Load the editor source in the engine and trace the chosen function, in one request."""
+        self.live_timer.stop()
+        call = self._sync_call()
+        trace = self._trace_request(call) if call is not None else None
+        self.session.engine.request(
+            p.LoadSource(source=self._source(), filename=self._filename(), trace=trace),
+            lambda reply: self._on_loaded(reply, trace), key="load",
+        )
+
+    def trace(self) -> None:
+        """Trace the current call with the source already loaded."""
+        call = self._sync_call()
+        if call is not None:
+            self.session.engine.request(self._trace_request(call), self._on_traced, key="trace")
+
+    def lower(self, hlo: HloKind, cost: bool) -> None:
+        call = self._sync_call()
+        if call is None:
+            return
+        self.session.engine.request(
+            p.Lower(name=call.function, args=call.args, transforms=call.transforms, hlo=hlo,
+                    cost=cost),
+            self._on_lowered, key="lower",
+        )
+
+    def edited(self) -> None:
+        """The editor text changed: re-run after the live delay, if live."""
+        if self.live:
+            self.live_timer.start()
+
+    def set_live(self, on: bool) -> None:
+        self.live = on
+        if on:
+            self.live_timer.start()
+        else:
+            self.live_timer.stop()
+
+    def stop(self) -> None:
+        self.live_timer.stop()
+        self.session.engine.stop()
+
+    # ------------------------------------------------------------------ replies
+
+    def _on_loaded(self, reply: p.Reply, sent: p.Trace | None) -> None:
+        loaded = p.result_value(reply, p.Functions)
+        if loaded is None:
+            self._fail(reply)
+            return
+        self.controls.set_functions(loaded.functions)
+        self.session.set_functions(loaded.functions)
+        call = self._sync_call()
+        if call is None:
+            self.sig_no_functions.emit()
+        elif loaded.trace is not None and sent is not None and self._same(sent, call):
+            self._on_traced(loaded.trace)
+        else:
+            self.trace()
+
+    def _on_traced(self, reply: p.Reply) -> None:
+        result = p.result_value(reply, TraceResult)
+        if result is None:
+            self._fail(reply)
+        else:
+            self.session.set_trace(result)
+
+    def _on_lowered(self, reply: p.Reply) -> None:
+        result = p.result_value(reply, LoweringResult)
+        if result is None:
+            self.sig_lower_failed.emit(p.reply_text(reply))
+        else:
+            self.sig_lowered.emit(result)
+
+    def _on_devices(self, reply: p.Reply) -> None:
+        report = p.result_value(reply, DeviceReport)
+        if report is not None:
+            self.sig_devices.emit(report)
+
+    def _fail(self, reply: p.Reply) -> None:
+        if not isinstance(reply, p.Cancelled):
+            self.session.set_trace_failure(reply)
+        self.sig_failed.emit(reply)
+
+    def _on_controls_changed(self) -> None:
+        self._sync_call()
+        if self.engine_ready:
+            self.trace()
+
+    def _on_engine_state(self, state: str) -> None:
+        if state == "idle" and not self.engine_ready:
+            self.engine_ready = True
+            self.session.engine.request(p.Devices(), self._on_devices)
+            self.sig_engine_ready.emit()
+            if self.live:
+                self.run()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _sync_call(self) -> Call | None:
+        """The controls' call, recorded in the session; None when no function is chosen."""
+        name = self.controls.function()
+        if not name:
+            return None
+        call = Call(name, self.controls.args(), self.controls.transforms())
+        self.session.set_call(call)
+        return call
+
+    @staticmethod
+    def _trace_request(call: Call) -> p.Trace:
+        return p.Trace(name=call.function, args=call.args, transforms=call.transforms)
+
+    @staticmethod
+    def _same(sent: p.Trace, call: Call) -> bool:
+        return (sent.name, sent.args, sent.transforms) == (call.function, call.args,
+                                                          call.transforms)
