@@ -1,4 +1,4 @@
-"""The one wrapper around JAX's private source_info API: which editor line made an equation."""
+"""Which editor line made an equation (the private traceback API is in ``jax_internals``)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 """Watch JAX compile: count real XLA compilations and capture cache-miss explanations.
 
-The counter listens to JAX's public monitoring event for backend compiles,
-the one place every compilation (``jit`` call or AOT ``.compile()``) passes
-through; a jitted function's ``_cache_size()`` is private and counts cache
-entries, not compilations. The explanations are the log records JAX writes
+The counter listens to JAX's monitoring event for backend compiles, the one
+place every compilation (``jit`` call or AOT ``.compile()``) passes through;
+a jitted function's ``_cache_size()`` is private and counts cache entries, not
+compilations. ``jax.monitoring`` is public but the event's name is not, so
+``jax_internals.compiled_function_name`` reads it. The explanations are the log records JAX writes
 when ``jax_explain_cache_misses`` is on.
 """
 
@@ -15,7 +16,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-BACKEND_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+from workbench.engine.jax_internals import compiled_function_name
 
 
 @dataclass
@@ -42,9 +43,10 @@ def watch_compiles() -> Iterator[CompileLog]:
     log = CompileLog()
 
     def listener(event: str, duration: float, **kwargs: object) -> None:
-        if event == BACKEND_COMPILE_EVENT:
+        name = compiled_function_name(event, kwargs)
+        if name is not None:
             with log._lock:
-                log.names.append(str(kwargs.get("fun_name", "")))
+                log.names.append(name)
                 log.seconds.append(float(duration))
 
     monitoring.register_event_duration_secs_listener(listener)

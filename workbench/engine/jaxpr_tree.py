@@ -1,10 +1,11 @@
 """The closed jaxpr as a plain-data tree: equations, variables, source lines, sub-jaxprs.
 
-Variable names are the printer's own: the text is printed with JAX's
-``JaxprPpContext`` and the tree reads names from that same context, so ``b`` in
-the tree is ``b`` in the text, inside sub-jaxprs too (JAX renames inner
-variables to match the outer ones it binds). Sub-jaxprs are found with
-``jax.extend.core.jaxprs_in_params``, never from a list of primitive names.
+Variable names are the printer's own: the text is printed with JAX's naming
+context and the tree reads names from that same context, so ``b`` in the tree
+is ``b`` in the text, inside sub-jaxprs too (JAX renames inner variables to
+match the outer ones it binds). The printer and the context are private to JAX:
+this module reaches them only through ``jax_internals``. Sub-jaxprs are found
+with ``jax.extend.core.jaxprs_in_params``, never from a list of primitive names.
 """
 
 from __future__ import annotations
@@ -16,6 +17,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.api.jaxpr import Eqn, JaxprNode, JaxprStats, SubJaxpr, Var
+from workbench.engine.jax_internals import (
+    literal_text,
+    print_jaxpr,
+    shared_jaxpr_name,
+    short_type,
+    traced_name,
+    var_name,
+    visible_jit_params,
+)
 from workbench.engine.source_info import defined_in, editor_location
 
 PARAM_MAX_CHARS = 80
@@ -39,61 +49,12 @@ def describe(closed: Any, filename: str, default_line: int | None = None) -> Jax
     ``default_line``, the function's ``def`` line.
     """
     jaxpr = getattr(closed, "jaxpr", closed)
-    text, context = _print(jaxpr)
+    text, context = print_jaxpr(jaxpr)
     builder = _TreeBuilder(context, filename)
     top = (os.path.basename(filename), default_line) if default_line else (None, None)
     tree, counts = builder.node(jaxpr, own_lines=True, parent=top)
     ordered = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     return JaxprDescription(text, tree, JaxprStats(sum(counts.values()), ordered))
-
-
-def _print(jaxpr: Any) -> tuple[str, Any]:
-    """``str(jaxpr)`` without colour, and the naming context the printer filled in.
-
-    Mirrors ``jax._src.core.pp_toplevel_jaxpr`` with default settings, which
-    builds the same context but does not return it. ``tests/engine/test_jaxpr_tree.py``
-    checks the text equals ``str()`` on programs with shared and nested jaxprs.
-    """
-    from collections import defaultdict, deque
-
-    from jax._src import core
-    from jax._src import pretty_printer as pp
-
-    context = core.JaxprPpContext(core._dropvars(jaxpr))
-    settings = core.JaxprPpSettings()
-    names: defaultdict[Any, str] = defaultdict(lambda: "jaxpr")
-    counts: Counter[Any] = Counter()
-    queue = deque([jaxpr])
-    while queue:
-        j = queue.popleft()
-        counts[j] += 1
-        if j is not jaxpr and len(j.eqns) > 10:
-            counts[j] += 1
-        for eqn in j.eqns:
-            name = eqn.params.get("name")
-            if name is None:
-                queue.extend(core.jaxprs_in_params(eqn.params))
-                continue
-            name = name.strip("<>")
-            for sub in core.jaxprs_in_params(eqn.params):
-                queue.append(sub)
-                names.setdefault(sub, name)
-    name_counts: Counter[str] = Counter()
-    shared = []
-    for j, c in counts.items():
-        if c == 1:
-            continue
-        name = names[j]
-        if (n := name_counts[name]) > 0:
-            name_counts[name] += 1
-            name += str(n)
-        name_counts[name] += 1
-        context.shared_jaxpr_names.add(name)
-        context.shared_jaxprs[j] = name
-        shared.append((name, j))
-    docs = [core.pp_shared_jaxpr(name, j, context, settings) for name, j in shared]
-    docs.append(core.pp_jaxpr(jaxpr, context, settings))
-    return pp.concat(docs).format(use_color=False), context
 
 
 class _TreeBuilder:
@@ -148,7 +109,7 @@ class _TreeBuilder:
             constvars=self._vars(jaxpr.constvars),
             outvars=self._vars(jaxpr.outvars),
             eqns=tuple(eqns),
-            shared=self.context.shared_jaxprs.get(jaxpr),
+            shared=shared_jaxpr_name(jaxpr, self.context),
         )
         self.memo[key] = (node, counts)
         return node, counts
@@ -178,18 +139,18 @@ class _TreeBuilder:
                 aval = v.aval
                 t = self.types.get(id(aval))
                 if t is None:
-                    t = self.types[id(aval)] = aval.str_short(short_dtypes=True)
+                    t = self.types[id(aval)] = short_type(aval)
                 if isinstance(v, self.literal_type):
-                    var = Var(type=t, literal=v.pretty_print(self.context, print_dtype=False))
+                    var = Var(type=t, literal=literal_text(v, self.context))
                 else:
-                    var = Var(v.pretty_print(self.context), t)
+                    var = Var(var_name(v, self.context), t)
                 memo[id(v)] = var
             out.append(var)
         return tuple(out)
 
     def _params(self, primitive: str, params: dict[str, Any]) -> dict[str, str]:
         if primitive in ("jit", "pjit"):
-            params = _visible_jit_params(params)
+            params = visible_jit_params(params)
         return {k: self._param_text(params[k]) for k in sorted(params) if params[k] is not None}
 
     def _param_text(self, value: Any) -> str:
@@ -201,8 +162,7 @@ class _TreeBuilder:
         if type(value) in _PLAIN:
             text = str(value)
         else:
-            info = getattr(value, "debug_info", None)
-            name = getattr(info, "func_name", None) or getattr(value, "__name__", None)
+            name = traced_name(value) or getattr(value, "__name__", None)
             text = name if isinstance(name, str) else _ADDRESS.sub("", str(value))
         if len(text) > PARAM_MAX_CHARS:
             text = text[: PARAM_MAX_CHARS - 1] + "\u2026"
@@ -212,32 +172,8 @@ class _TreeBuilder:
         inner = value.jaxpr if isinstance(value, self.closed_type) else value
         n = len(inner.eqns)
         body = f"{{ {n} eqn{'' if n == 1 else 's'} }}"
-        name = self.context.shared_jaxprs.get(inner)
+        name = shared_jaxpr_name(inner, self.context)
         return f"{name} {body}" if name else body
-
-
-def _visible_jit_params(params: dict[str, Any]) -> dict[str, Any]:
-    """The jit params the printer shows: those not at their defaults (``_pjit_pp_rule``)."""
-    hidden = {"inline"}
-
-    def all_are(key: str, test: Any) -> bool:
-        return key in params and all(test(v) for v in params[key])
-
-    if all_are("donated_invars", lambda v: not v):
-        hidden.add("donated_invars")
-    for key in ("in_shardings", "out_shardings"):
-        if all_are(key, lambda s: type(s).__name__ == "UnspecifiedValue"):
-            hidden.add(key)
-    for key in ("in_layouts", "out_layouts"):
-        if all_are(key, lambda v: v is None):
-            hidden.add(key)
-    if not params.get("keep_unused", True):
-        hidden.add("keep_unused")
-    if getattr(params.get("ctx_mesh"), "empty", False):
-        hidden.add("ctx_mesh")
-    if not params.get("compiler_options_kvs", True):
-        hidden.add("compiler_options_kvs")
-    return {k: v for k, v in params.items() if k not in hidden}
 
 
 def node_to_json(node: JaxprNode) -> dict[str, Any]:
