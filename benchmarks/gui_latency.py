@@ -99,7 +99,7 @@ def edit_to_tree(edits: int) -> tuple[list[float], list[float]]:
 
     watch = PaintWatch()
     window.jaxpr.tree.viewport().installEventFilter(watch)
-    window._live_timer.timeout.connect(lambda: marks.setdefault("fired", time.perf_counter()))
+    window.tracer.live_timer.timeout.connect(lambda: marks.setdefault("fired", time.perf_counter()))
     # A reply to a request sent before this edit (opening the example sends one) can land
     # after ``marks.clear()``: only a trace that follows the debounce firing counts.
     window.sig_traced.connect(

@@ -54,6 +54,7 @@ def gui_steps(steps: int) -> tuple[list[float], list[float], list[float], int, l
     from workbench.api import messages as p
     from workbench.ui.engine_bridge import EngineBridge
     from workbench.ui.plot_panel import FunctionPlotPanel
+    from workbench.ui.session import Session
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     bridge = EngineBridge()
@@ -61,7 +62,9 @@ def gui_steps(steps: int) -> tuple[list[float], list[float], list[float], int, l
     try:
         reply = bridge.client.call(p.LoadSource(source=SOURCE, filename="bench.py"), 120)
         assert isinstance(reply, p.Result), reply
-        panel = FunctionPlotPanel(bridge)
+        session = Session(bridge)
+        session.set_functions(reply.value.functions)
+        panel = FunctionPlotPanel(session)
         panel.resize(1000, 700)
         panel.show()
         panel.set_current("selu")

@@ -9,6 +9,7 @@ from PySide6.QtCore import QPoint, Qt
 from workbench.engine.kmeans import KMeansStepper, init_centroids, run_kmeans, tutorial_points
 from workbench.ui.engine_bridge import EngineBridge
 from workbench.ui.kmeans_panel import KMeansPanel
+from workbench.ui.session import Session
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def bridge():
 
 @pytest.fixture
 def panel(qtbot, bridge):
-    panel = KMeansPanel(bridge)
+    panel = KMeansPanel(Session(bridge))
     qtbot.addWidget(panel)
     panel.resize(1000, 700)
     panel.show()

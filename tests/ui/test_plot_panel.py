@@ -10,6 +10,7 @@ import pytest
 from workbench.api import messages as p
 from workbench.plots.presentation import axis_font_size
 from workbench.ui.plot_panel import FunctionPlotPanel, default_slider_range, parse_point
+from workbench.ui.session import Call, Session
 
 SOURCE = """\
 def selu(x, alpha=1.67, lmbda=1.05):
@@ -44,15 +45,22 @@ def bridge(qapp):
     b.start()
     reply = b.client.call(p.LoadSource(source=SOURCE, filename="plots.py"), timeout=120)
     assert isinstance(reply, p.Result)
+    b.functions = reply.value.functions
     yield b
     b.close()
 
 
 @pytest.fixture
-def panel(qtbot, bridge):
-    editor = {"name": "selu"}
-    panel = FunctionPlotPanel(bridge, lambda: (editor["name"], None))
-    panel.editor = editor
+def session(bridge):
+    session = Session(bridge)
+    session.set_functions(bridge.functions)
+    session.set_call(Call("selu"))
+    return session
+
+
+@pytest.fixture
+def panel(qtbot, session):
+    panel = FunctionPlotPanel(session)
     qtbot.addWidget(panel)
     panel.resize(1000, 700)
     panel.show()
@@ -240,7 +248,7 @@ def test_slider_bounds_are_editable(qtbot, panel):
 
 
 def test_refresh_lists_functions_and_follows_the_editor(qtbot, panel):
-    panel.editor["name"] = "relu"
+    panel.session.set_call(Call("relu"))
     with qtbot.waitSignal(panel.sig_curves_shown, timeout=WAIT_MS,
                           check_params_cb=lambda c: c.function == "relu"):
         panel.refresh()

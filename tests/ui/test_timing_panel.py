@@ -12,6 +12,7 @@ import pytest
 
 from workbench.api import messages as p
 from workbench.api.timing_report import ROW_FIELDS, report_json, table_rows
+from workbench.ui.session import Call, Session
 from workbench.ui.timing_panel import COLUMN, TimingPanel
 
 SOURCE = """\
@@ -33,15 +34,17 @@ def bridge(qapp):
     b.start()
     reply = b.client.call(p.LoadSource(source=SOURCE, filename="timing.py"), timeout=120)
     assert isinstance(reply, p.Result)
+    b.functions = reply.value.functions
     yield b
     b.close()
 
 
 @pytest.fixture
 def panel(qtbot, bridge):
-    editor = {"call": ("selu", "f32[1000]")}
-    panel = TimingPanel(bridge, lambda: editor["call"])
-    panel.editor = editor
+    session = Session(bridge)
+    session.set_call(Call("selu", "f32[1000]"))
+    panel = TimingPanel(session)
+    session.set_functions(bridge.functions)
     panel.set_config(TINY)
     qtbot.addWidget(panel)
     panel.resize(1000, 700)

@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.exporters import ImageExporter, SVGExporter
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from workbench.api.kmeans import KMeansRun
 from workbench.plots.kmeans_scatter import KMeansScatter
 
 
@@ -28,7 +28,7 @@ class KMeansFrame:
     caption: str = ""
 
 
-def run_frames(run: Any) -> list[KMeansFrame]:
+def run_frames(run: KMeansRun) -> list[KMeansFrame]:
     """One frame per iteration of a recorded k-means run (any object with the
     ``KMeansRun`` fields: labels, centroids, empty, distortion, iterations)."""
     last = run.labels.shape[0] - 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 import numpy as np
 import pyqtgraph as pg
@@ -111,20 +111,23 @@ class LogSizeAxis(pg.AxisItem):
         return [format_size(10.0**v) for v in values]
 
 
-def _coerce(row: Any, cls: type, fields: Sequence[str]) -> Any:
+R = TypeVar("R")
+
+
+def _coerce(row: object, cls: type[R], fields: Sequence[str]) -> R:
     if isinstance(row, cls):
         return row
     if isinstance(row, Mapping):
         return cls(**{k: row[k] for k in fields if k in row})
-    return cls(*row)
+    return cls(*row)  # type: ignore[misc]  # a (device, mode, ...) tuple
 
 
-def as_bars(rows: Iterable[TimingBar | Mapping[str, Any] | Sequence[Any]]) -> list[TimingBar]:
+def as_bars(rows: Iterable[TimingBar | Mapping[str, object] | Sequence[object]]) -> list[TimingBar]:
     """TimingBar rows from dataclasses, dicts or (device, mode, median_s[, std_s]) tuples."""
     return [_coerce(r, TimingBar, ("device", "mode", "median_s", "std_s")) for r in rows]
 
 
-def as_sweep(rows: Iterable[SweepRow | Mapping[str, Any] | Sequence[Any]]) -> list[SweepRow]:
+def as_sweep(rows: Iterable[SweepRow | Mapping[str, object] | Sequence[object]]) -> list[SweepRow]:
     """SweepRow rows from dataclasses, dicts or (size, device, mode, median_s) tuples."""
     return [_coerce(r, SweepRow, ("size", "device", "mode", "median_s")) for r in rows]
 
@@ -218,7 +221,7 @@ class TimingChart(pg.GraphicsLayoutWidget):
         self._view = view
 
     # -- bars ------------------------------------------------------------------------------
-    def set_bars(self, rows: Iterable[TimingBar | Mapping[str, Any] | Sequence[Any]]) -> None:
+    def set_bars(self, rows: Iterable[TimingBar | Mapping[str, object] | Sequence[object]]) -> None:
         """Grouped bars: one group per device, one bar per mode (eager, jit, baseline)."""
         bars = [b for b in as_bars(rows) if b.median_s > 0 and math.isfinite(b.median_s)]
         self._bars = bars
@@ -287,7 +290,7 @@ class TimingChart(pg.GraphicsLayoutWidget):
                 t.setPos(x, y)
 
     # -- sweep -----------------------------------------------------------------------------
-    def set_sweep(self, rows: Iterable[SweepRow | Mapping[str, Any] | Sequence[Any]]) -> None:
+    def set_sweep(self, rows: Iterable[SweepRow | Mapping[str, object] | Sequence[object]]) -> None:
         """Log-log lines per device and mode with each device's jit/eager crossover marked."""
         sweep = [r for r in as_sweep(rows) if r.median_s > 0 and r.size > 0]
         self._sweep = sweep

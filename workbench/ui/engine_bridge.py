@@ -25,9 +25,11 @@ class EngineBridge(QObject):
     sig_state_changed = Signal(str)
     """The lifecycle state changed: starting, idle, busy, interrupting, restarting, dead."""
     sig_notice = Signal(object)
-    """Something the user should read (a crash, a restart): an ``engine.client.Notice``."""
+    """Something the user should read (a crash, a restart): an ``api.client.Notice``."""
     sig_output = Signal(object)
-    """User stdout/stderr from the engine: a ``protocol.Output``."""
+    """User stdout/stderr from the engine: a ``messages.Output``."""
+    sig_request_sent = Signal(object)
+    """A request went to the engine (the ``messages.Request``)."""
     _sig_call = Signal(object, object)
 
     def __init__(self, parent: QObject | None = None, **client_options: Any):
@@ -94,7 +96,9 @@ class EngineBridge(QObject):
         assert self._client is not None
         reply_cb = (lambda r: self._sig_call.emit(on_reply, r)) if on_reply else None
         event_cb = (lambda e: self._sig_call.emit(on_event, e)) if on_event else None
-        return self._client.request(request, reply_cb, event_cb, key=key)
+        rid = self._client.request(request, reply_cb, event_cb, key=key)
+        self.sig_request_sent.emit(request)
+        return rid
 
     # ------------------------------------------------------------------ slots
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QWidget
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QWidg
 from workbench.api import messages as p
 from workbench.api.messages import reply_text
 from workbench.plots.heatmap import HessianHeatmap
+from workbench.ui.engine_bridge import EngineBridge
 from workbench.ui.param_slider import fmt_number
 
 DEFAULT_POINT = "1, -1, 0.5"
@@ -58,7 +58,7 @@ class HessianPane(QWidget):
     sig_problem = Signal(str)
     """Something to tell the user about the Hessian ("" when the problem is gone)."""
 
-    def __init__(self, engine: Any, target: Target, parent: QWidget | None = None):
+    def __init__(self, engine: EngineBridge, target: Target, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("hessianPane")
         self.engine = engine

@@ -9,7 +9,6 @@ when first asked for, so a large trace costs only what the view shows.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from PySide6.QtCore import (
     QAbstractItemModel,
@@ -21,6 +20,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from workbench.api.jaxpr import Eqn, JaxprNode, SubJaxpr, Var
+
 COLUMNS = ("Equation", "Primitive", "Output", "Line")
 COL_EQUATION, COL_PRIMITIVE, COL_OUTPUT, COL_LINE = range(4)
 LineRole = Qt.ItemDataRole.UserRole + 1
@@ -30,14 +31,13 @@ EqnRole = Qt.ItemDataRole.UserRole + 3
 Index = QModelIndex | QPersistentModelIndex
 
 
-def var_text(var: Any) -> str:
-    literal = getattr(var, "literal", None)
-    if literal is not None:
-        return f"{literal}:{var.type}"
+def var_text(var: Var) -> str:
+    if var.literal is not None:
+        return f"{var.literal}:{var.type}"
     return str(var.name)
 
 
-def eqn_text(eqn: Any) -> str:
+def eqn_text(eqn: Eqn) -> str:
     outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars) or "_"
     params = " ".join(
         f"{k}={v}" for k, v in eqn.params.items() if not v.startswith("{") and len(v) <= 40
@@ -52,7 +52,8 @@ class _Row:
 
     __slots__ = ("kind", "item", "parent", "row", "_children", "line")
 
-    def __init__(self, kind: str, item: Any, parent: _Row | None, row: int, line: int | None):
+    def __init__(self, kind: str, item: JaxprNode | SubJaxpr | Eqn, parent: _Row | None,
+                 row: int, line: int | None):
         self.kind = kind
         self.item = item
         self.parent = parent
@@ -61,21 +62,21 @@ class _Row:
         self._children: list[_Row] | None = None
 
     def child_count(self) -> int:
-        if self.kind == "eqn":
-            return len(self.item.subjaxprs)
-        if self.kind == "sub":
-            return len(self.item.jaxpr.eqns)
-        return len(self.item.eqns)  # root
+        item = self.item
+        if isinstance(item, Eqn):
+            return len(item.subjaxprs)
+        return len(item.jaxpr.eqns if isinstance(item, SubJaxpr) else item.eqns)
 
     @property
     def children(self) -> list[_Row]:
         if self._children is None:
-            if self.kind == "eqn":
+            item = self.item
+            if isinstance(item, Eqn):
                 self._children = [
-                    _Row("sub", s, self, i, self.line) for i, s in enumerate(self.item.subjaxprs)
+                    _Row("sub", s, self, i, self.line) for i, s in enumerate(item.subjaxprs)
                 ]
             else:
-                eqns = self.item.jaxpr.eqns if self.kind == "sub" else self.item.eqns
+                eqns = item.jaxpr.eqns if isinstance(item, SubJaxpr) else item.eqns
                 self._children = [_Row("eqn", e, self, i, e.line) for i, e in enumerate(eqns)]
         return self._children
 
@@ -93,13 +94,14 @@ class JaxprTreeModel(QAbstractItemModel):
 
     # ------------------------------------------------------------------ content
 
-    def set_tree(self, tree: Any | None) -> None:
+    def set_tree(self, tree: JaxprNode | None) -> None:
         self.beginResetModel()
         self._root = _Row("root", tree, None, 0, None) if tree is not None else None
         self.endResetModel()
 
-    def tree(self) -> Any | None:
-        return self._root.item if self._root is not None else None
+    def tree(self) -> JaxprNode | None:
+        item = self._root.item if self._root is not None else None
+        return item if isinstance(item, JaxprNode) else None
 
     def set_highlighted_lines(self, lines: Iterable[int]) -> None:
         """Equations of these editor lines are painted highlighted (the editor's cursor line)."""
@@ -131,9 +133,6 @@ class JaxprTreeModel(QAbstractItemModel):
             if self._node(idx).kind == "eqn":  # type: ignore[union-attr]
                 yield idx
             yield from self.iter_eqn_indexes(idx)
-
-    def indexes_for_line(self, line: int) -> list[QModelIndex]:
-        return [i for i in self.iter_eqn_indexes() if self._node(i).line == line]  # type: ignore[union-attr]
 
     # ------------------------------------------------------------------ Qt model API
 
@@ -174,28 +173,29 @@ class JaxprTreeModel(QAbstractItemModel):
         section: int,
         orientation: Qt.Orientation,  # noqa: N802
         role: int = Qt.ItemDataRole.DisplayRole,
-    ) -> Any:
+    ) -> str | None:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
         return None
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
         node: _Row = index.internalPointer()
+        item = node.item
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(node, col)
         if role == LineRole:
             return node.line
         if role == PrimitiveRole:
-            return node.item.primitive if node.kind == "eqn" else ""
+            return item.primitive if isinstance(item, Eqn) else ""
         if role == EqnRole:
-            return node.item
-        if role == Qt.ItemDataRole.ToolTipRole and node.kind == "eqn":
-            params = "\n".join(f"  {k} = {v}" for k, v in node.item.params.items())
+            return item
+        if role == Qt.ItemDataRole.ToolTipRole and isinstance(item, Eqn):
+            params = "\n".join(f"  {k} = {v}" for k, v in item.params.items())
             where = f"line {node.line}" if node.line else "no editor line"
-            return f"{eqn_text(node.item)}\n{where}" + (f"\nparams:\n{params}" if params else "")
+            return f"{eqn_text(item)}\n{where}" + (f"\nparams:\n{params}" if params else "")
         if (
             role == Qt.ItemDataRole.BackgroundRole
             and node.kind == "eqn"
@@ -208,17 +208,20 @@ class JaxprTreeModel(QAbstractItemModel):
         return None
 
     def _display(self, node: _Row, col: int) -> str | None:
-        if node.kind == "sub":
-            sub = node.item.jaxpr
+        item = node.item
+        if isinstance(item, SubJaxpr):
+            sub = item.jaxpr
             if col == COL_EQUATION:
                 ins = " ".join(f"{v.name}:{v.type}" for v in sub.invars)
-                return f"{node.item.param}: lambda {ins}"
+                return f"{item.param}: lambda {ins}"
             if col == COL_OUTPUT:
                 return " ".join(v.type for v in sub.outvars)
             if col == COL_PRIMITIVE:
                 return f"{len(sub.eqns)} eqns"
             return None
-        eqn = node.item
+        if not isinstance(item, Eqn):
+            return None
+        eqn = item
         if col == COL_EQUATION:
             return eqn_text(eqn)
         if col == COL_PRIMITIVE:

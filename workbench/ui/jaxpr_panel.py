@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from PySide6.QtCore import QModelIndex, QRegularExpression, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -21,6 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.api.jaxpr import TraceResult
+from workbench.api.lowering import LoweringResult
 from workbench.ui.jaxpr_model import COL_EQUATION, JaxprTreeModel, LineRole, PrimitiveFilter
 
 
@@ -42,7 +50,7 @@ class JaxprHighlighter(QSyntaxHighlighter):
         (r"\b\d+(?:\.\d*)?(?:e[-+]?\d+)?(?=:)", "#f5871f", False),
     )
 
-    def __init__(self, document: Any):
+    def __init__(self, document: QTextDocument):
         super().__init__(document)
         self._rules = [(QRegularExpression(p), _fmt(c, b)) for p, c, b in self.RULES]
 
@@ -72,7 +80,7 @@ class JaxprPanel(QWidget):
         self.proxy = PrimitiveFilter(self)
         self.proxy.setSourceModel(self.model)
         self._hlo_stale = True
-        self._trace: Any = None
+        self._trace: TraceResult | None = None
 
         self.filter_edit = QLineEdit(placeholderText="filter by primitive (e.g. mul, cond)")
         self.filter_edit.setObjectName("jaxprFilter")
@@ -144,7 +152,7 @@ class JaxprPanel(QWidget):
 
     # ------------------------------------------------------------------ content
 
-    def show_trace(self, result: Any) -> None:
+    def show_trace(self, result: TraceResult) -> None:
         """Show a ``TraceResult``; the HLO is fetched again only when its tab is shown."""
         self._trace = result
         self.model.set_tree(result.jaxpr)
@@ -163,7 +171,7 @@ class JaxprPanel(QWidget):
         self.text.setPlainText(message)
         self.stats_label.setText(message)
 
-    def show_lowering(self, lowering: Any) -> None:
+    def show_lowering(self, lowering: LoweringResult) -> None:
         dialect = self.hlo_dialect.currentData()
         text = lowering.compiled_hlo if dialect == "compiled" else lowering.stablehlo
         self.hlo.setPlainText(text or "")
@@ -220,7 +228,7 @@ class JaxprPanel(QWidget):
         self.sig_hlo_wanted.emit(self.hlo_dialect.currentData(), True)
 
 
-def _num(value: Any) -> str:
+def _num(value: float | int | None) -> str:
     if value is None:
         return "n/a"
     if isinstance(value, float) and not value.is_integer():

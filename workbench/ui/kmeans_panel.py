@@ -9,8 +9,6 @@ two halves of Lloyd's iteration apart.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -30,17 +28,21 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.api import messages as p
+from workbench.api.choices import DEMO_INITS, DemoInit
+from workbench.api.kmeans import KMeansDemo
 from workbench.api.messages import reply_text
-from workbench.plots.export import KMeansFrame, export_kmeans_gif, export_kmeans_pngs, run_frames
+from workbench.plots.export import KMeansFrame, export_kmeans_gif, run_frames
 from workbench.plots.kmeans_scatter import DistortionPlot, KMeansScatter
-from workbench.ui.engine_bridge import EngineBridge
+from workbench.ui.panel import Panel
+from workbench.ui.session import Session
 
-INITS = (("k-means++", "kmeans++"), ("random points", "random"), ("farthest first", "farthest"),
-         ("click to place", "given"))
+INIT_LABELS: dict[DemoInit, str] = {"kmeans++": "k-means++", "random": "random points",
+                                    "farthest": "farthest first", "given": "click to place"}
+INITS = tuple((INIT_LABELS[init], init) for init in DEMO_INITS)
 TRAIL = 50
 
 
-class KMeansPanel(QWidget):
+class KMeansPanel(Panel):
     """Controls, the scatter (``kmeansPlot``) and the distortion curve (``distortionPlot``)."""
 
     sig_run_shown = Signal(object)
@@ -50,11 +52,12 @@ class KMeansPanel(QWidget):
     sig_error_shown = Signal(str)
     """A message about bad input or a failed run is shown inline."""
 
-    def __init__(self, engine: EngineBridge, parent: QWidget | None = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("kmeansPanel")
-        self.engine = engine
-        self.demo: Any = None
+        self.session = session
+        self.engine = session.engine
+        self.demo: KMeansDemo | None = None
         self.placed: list[tuple[float, float]] = []
         self._position = 0
         self._path: str | None = None
@@ -180,8 +183,9 @@ class KMeansPanel(QWidget):
         self.engine.request(request, self._on_reply, key="kmeans")
 
     def _on_reply(self, reply: p.Reply) -> None:
-        if isinstance(reply, p.Result):
-            self.show_demo(reply.value)
+        demo = p.result_value(reply, KMeansDemo)
+        if demo is not None:
+            self.show_demo(demo)
         else:
             self.show_error(reply_text(reply))
 
@@ -191,7 +195,7 @@ class KMeansPanel(QWidget):
         self.status.setText("")
         self.sig_error_shown.emit(text)
 
-    def show_demo(self, demo: Any) -> None:
+    def show_demo(self, demo: KMeansDemo) -> None:
         self.message.hide()
         self.demo = demo
         self.placed = []
@@ -270,9 +274,6 @@ class KMeansPanel(QWidget):
         export_kmeans_gif(self.scatter, self.frames(), path)
         self._position = -1
         self.set_position(self.scrubber.value())
-
-    def export_pngs(self, folder: str) -> None:
-        export_kmeans_pngs(self.scatter, self.frames(), folder)
 
     def set_presentation_scale(self, factor: float) -> None:
         self.scatter.set_presentation_scale(factor)

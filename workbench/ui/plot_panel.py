@@ -359,6 +359,10 @@ class FunctionPlotPanel(Panel):
             self._send_sample(name)
 
     def _send_sample(self, name: str) -> None:
+        if not self.isVisible():  # hidden (a closed dock, a background tab): ask when shown
+            self._requests.forget(name)
+            self.when_shown(f"sample:{name}", lambda: self._sample(name))
+            return
         st = self._plotted[name]
         lo, hi = self._range
         request = p.SampleCurves(name=name, order=self.order(), lo=lo, hi=hi,

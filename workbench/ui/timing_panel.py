@@ -10,8 +10,10 @@ kernel restarted and the editor source reloaded). The points measured so far
 stay on the chart. Stop also cancels the other panels' requests in flight; they
 ask again on their next change.
 
-The exports reuse the engine's pure-data conversion (``engine.timing_report``),
-so the JSON is exactly what ``workbench time --format json`` prints.
+The panel follows the session's loaded functions and current call; it asks the
+engine for nothing but measurements. The exports reuse the api's pure-data
+conversion (``api.timing_report``), so the JSON is exactly what ``workbench
+time --format json`` prints.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -45,8 +47,9 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.api import messages as p
+from workbench.api.choices import MODES, DeviceChoice
 from workbench.api.messages import reply_text
-from workbench.api.timing import TimingConfig
+from workbench.api.timing import SweepPoint, TimingConfig, TimingReport
 from workbench.api.timing_report import (
     ROW_FIELDS,
     recompilation_notes,
@@ -54,6 +57,8 @@ from workbench.api.timing_report import (
     table_rows,
 )
 from workbench.plots.timing_chart import SweepRow, TimingBar, TimingChart, format_seconds
+from workbench.ui.panel import Panel
+from workbench.ui.session import Session
 
 NO_BASELINE = "(no baseline)"
 # Measurement budgets (None: the engine's %timeit-like defaults, batches of 0.2 s,
@@ -62,7 +67,6 @@ BUDGETS: dict[str, TimingConfig | None] = {
     "standard (%timeit)": None,
     "quick": TimingConfig(min_batch_s=0.05, repeats=5, max_measure_s=1.0),
 }
-CurrentCall = Callable[[], "tuple[str, str] | None"]
 
 # (header, row key, kind): kind "s" seconds, "x" a ratio, "" text.
 COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -97,7 +101,7 @@ TIPS = {
 }
 
 
-def _cell_text(value: Any, kind: str) -> str:
+def _cell_text(value: float | int | str | bool, kind: str) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return "—"
     if kind == "s":
@@ -107,7 +111,7 @@ def _cell_text(value: Any, kind: str) -> str:
     return str(value)
 
 
-class TimingPanel(QWidget):
+class TimingPanel(Panel):
     """Measure a function jitted and eager on each device; table, chart, sweep and exports."""
 
     sig_report_shown = Signal(object)
@@ -117,19 +121,21 @@ class TimingPanel(QWidget):
     sig_message = Signal(str)
     """The inline message changed ("" when cleared)."""
 
-    def __init__(self, engine: Any, current: CurrentCall | None = None,
-                 parent: QWidget | None = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("timingPanel")
-        self.engine = engine
-        self._current = current
+        self.session = session
+        self.engine = session.engine
         self._auto_args = ""
         self._custom_config: TimingConfig | None = None
         self._measuring = False
-        self._partial: list[Any] = []
-        self.report: Any = None
-        self._previous: Any = None
+        self._partial: list[SweepPoint] = []
+        self.report: TimingReport | None = None
+        self._previous: TimingReport | None = None
         self._build()
+        session.sig_functions_changed.connect(self._on_session_changed)
+        session.sig_call_changed.connect(self._on_session_changed)
+        self._on_session_changed()
 
     # ------------------------------------------------------------------ building
 
@@ -250,15 +256,15 @@ class TimingPanel(QWidget):
     # ------------------------------------------------------------------ public API
 
     def refresh(self) -> None:
-        """The editor source was (re)loaded: list its functions and follow the current call."""
-        self.engine.request(p.ListFunctions(), self._on_functions, key="timing:functions")
+        """Re-read the session: list its functions and follow its current call."""
+        self.when_shown("sync", self._sync_with_session)
 
     def follow_current(self) -> None:
         """Take the editor's function and its argument spec (unless the user typed other args)."""
-        found = self._current() if self._current is not None else None
-        if not found:
+        call = self.session.call
+        if call is None:
             return
-        name, args = found
+        name, args = call.function, call.args
         if name:
             if self.function_choice.findText(name) < 0:
                 self.function_choice.addItem(name)
@@ -286,7 +292,7 @@ class TimingPanel(QWidget):
         """Send one ``Time`` request with the panel's settings (a new one replaces the last)."""
         name = self.function_choice.currentText()
         args = self.args_edit.text().strip()
-        modes = tuple(m for m, box in (("eager", self.eager_box), ("jit", self.jit_box))
+        modes = tuple(m for m, box in zip(MODES, (self.eager_box, self.jit_box), strict=True)
                       if box.isChecked())
         problem = ("choose a function to time" if not name else
                    "give the arguments, e.g. f32[1000000]" if not args else
@@ -295,7 +301,8 @@ class TimingPanel(QWidget):
             self._set_message(problem)
             return
         baseline = self.baseline_choice.currentText()
-        request = p.Time(name=name, args=args, devices=self.devices_choice.currentText(),
+        devices = cast(DeviceChoice, self.devices_choice.currentText())
+        request = p.Time(name=name, args=args, devices=devices,
                          modes=modes, baseline=None if baseline == NO_BASELINE else baseline,
                          sweep=self.sweep_edit.text().strip() or None, config=self.config())
         self._set_message("")
@@ -310,7 +317,7 @@ class TimingPanel(QWidget):
             self.status.setText("stopping…")
             self.engine.stop()
 
-    def show_report(self, report: Any) -> None:
+    def show_report(self, report: TimingReport) -> None:
         """Fill the table, the chart and the notes from a ``TimingReport``."""
         self._previous, self.report = self.report, report
         rows = table_rows(report)
@@ -351,7 +358,7 @@ class TimingPanel(QWidget):
             b.setEnabled(True)
         self.sig_report_shown.emit(report)
 
-    def explanations(self, report: Any) -> list[str]:
+    def explanations(self, report: TimingReport) -> list[str]:
         """Why the figures look as they do: new shapes, recompilations, crossovers, cancels."""
         out = []
         prev = self._previous
@@ -368,7 +375,7 @@ class TimingPanel(QWidget):
             out.append("Cancelled: partial results.")
         return out
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[dict[str, object]]:
         """The table's figures as numbers (the UserRole data of each cell), row by row."""
         out = []
         for r in range(self.table.rowCount()):
@@ -410,11 +417,11 @@ class TimingPanel(QWidget):
 
     # ------------------------------------------------------------------ replies
 
-    def _on_functions(self, reply: p.Reply) -> None:
-        if not isinstance(reply, p.Result):
-            self._set_message(reply_text(reply))
-            return
-        names = [f.name for f in reply.value.functions]
+    def _on_session_changed(self, _value: object = None) -> None:
+        self.refresh()
+
+    def _sync_with_session(self) -> None:
+        names = self.session.function_names()
         chosen, base = self.function_choice.currentText(), self.baseline_choice.currentText()
         for combo, items, keep in ((self.function_choice, names, chosen),
                                    (self.baseline_choice, [NO_BASELINE, *names], base)):
@@ -432,15 +439,15 @@ class TimingPanel(QWidget):
         self.progress.setRange(0, max(event.total, 1))
         self.progress.setValue(event.done)
         self.status.setText(f"{event.done}/{event.total}: {event.message}")
-        if event.value is not None and hasattr(event.value, "size"):
+        if isinstance(event.value, SweepPoint):
             self._partial.append(event.value)
             self.chart.set_sweep([SweepRow(s.size, s.device, s.mode, s.median_s)
                                   for s in self._partial])
 
     def _on_reply(self, reply: p.Reply) -> None:
         self._set_measuring(False)
-        if isinstance(reply, p.Result):
-            report = reply.value
+        report = p.result_value(reply, TimingReport)
+        if report is not None:
             self.progress.setValue(self.progress.maximum())
             self.status.setText(f"{report.function}({', '.join(report.args)}): "
                                 f"{len(report.results)} measurements"
