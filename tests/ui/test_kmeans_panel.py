@@ -6,17 +6,9 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
-from workbench.engine.kmeans import KMeansStepper, init_centroids, run_kmeans, tutorial_points
-from workbench.ui.engine_bridge import EngineBridge
+from tests.engine.kmeans_stepper import KMeansStepper
+from workbench.engine.kmeans import init_centroids, run_kmeans, tutorial_points
 from workbench.ui.kmeans_panel import KMeansPanel
-
-
-@pytest.fixture(scope="module")
-def bridge():
-    bridge = EngineBridge()
-    bridge.start()
-    yield bridge
-    bridge.close()
 
 
 @pytest.fixture

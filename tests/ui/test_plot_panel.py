@@ -34,18 +34,7 @@ def sum_logistic(x):
     return jnp.sum(1.0 / (1.0 + jnp.exp(-x)))
 """
 WAIT_MS = 60_000
-
-
-@pytest.fixture(scope="module")
-def bridge(qapp):
-    from workbench.ui.engine_bridge import EngineBridge
-
-    b = EngineBridge()
-    b.start()
-    reply = b.client.call(p.LoadSource(source=SOURCE, filename="plots.py"), timeout=120)
-    assert isinstance(reply, p.Result)
-    yield b
-    b.close()
+KERNEL_SOURCE = p.LoadSource(source=SOURCE, filename="plots.py")  # for ``bridge``
 
 
 @pytest.fixture

@@ -23,18 +23,7 @@ def selu_np(x, alpha=1.67, lmbda=1.05):
 """
 TINY = {"min_batch_s": 0.001, "repeats": 2, "max_measure_s": 0.05, "dispatch_samples": 5}
 WAIT_MS = 60_000
-
-
-@pytest.fixture(scope="module")
-def bridge(qapp):
-    from workbench.ui.engine_bridge import EngineBridge
-
-    b = EngineBridge()
-    b.start()
-    reply = b.client.call(p.LoadSource(source=SOURCE, filename="timing.py"), timeout=120)
-    assert isinstance(reply, p.Result)
-    yield b
-    b.close()
+KERNEL_SOURCE = p.LoadSource(source=SOURCE, filename="timing.py")  # for ``bridge``
 
 
 @pytest.fixture
