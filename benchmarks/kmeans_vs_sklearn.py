@@ -31,6 +31,7 @@ import os
 import statistics
 import sys
 import time
+from pathlib import Path
 
 from workbench.api.process_env import MALLOC_TUNING, engine_env
 
@@ -42,7 +43,10 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.cluster import KMeans  # noqa: E402
 
-from workbench.engine.kmeans import blobs, init_centroids, lloyd_reference, run_kmeans
+# The float64 yardstick is test code: import it from tests/ at the repository root.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.engine.kmeans_reference import lloyd_reference  # noqa: E402
+from workbench.engine.kmeans import blobs, init_centroids, run_kmeans  # noqa: E402
 
 K = 8
 MAX_ITER = 40

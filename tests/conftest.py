@@ -27,3 +27,21 @@ def load():
         return load_source(source, filename)
 
     return _load
+
+
+@pytest.fixture(scope="module")
+def engine(request):
+    """A client on a real engine kernel, one per test module (a ``tests.kernel_util.Recorder``).
+
+    The module's ``KERNEL_SOURCE`` (a ``LoadSource`` request), when it has one, is loaded
+    first and must succeed.
+    """
+    from tests.kernel_util import Recorder
+    from workbench.api import messages as p
+
+    rec = Recorder()
+    load = getattr(request.module, "KERNEL_SOURCE", None)
+    if load is not None:
+        assert isinstance(rec.call(load), p.Result)
+    yield rec
+    rec.close()

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+from tests.codec_util import roundtrip
 from workbench.api import codec
 from workbench.api import messages as p
 from workbench.engine.service import Service
@@ -18,12 +19,6 @@ SELU = (
     "def selu(x, alpha=1.67, lmbda=1.05):\n"
     "    return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)\n"
 )
-
-
-def roundtrip(value):
-    data, buffers = codec.encode(value)
-    wire = json.loads(json.dumps(data, allow_nan=False))  # what Jupyter's packer accepts
-    return codec.decode(wire, [bytes(b) for b in buffers])
 
 
 def test_arrays_travel_as_buffers_not_json_lists():

@@ -10,7 +10,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from workbench.cli import main
+from tests.cli.cli_util import run_cli
 
 SOURCE = textwrap.dedent(
     """\
@@ -35,21 +35,8 @@ SOURCE = textwrap.dedent(
 )
 
 
-@pytest.fixture
-def prog(tmp_path):
-    path = tmp_path / "prog.py"
-    path.write_text(SOURCE)
-    return str(path)
-
-
-def run_cli(capsys, *argv):
-    code = main(["plot", *argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_json_matches_analytic_sigmoid(capsys, prog):
-    code, out, err = run_cli(capsys, prog, "sigmoid", "--order", "2", "--points", "101",
+    code, out, err = run_cli(capsys, "plot", prog, "sigmoid", "--order", "2", "--points", "101",
                              "--format", "json")
     assert code == 0 and err == ""
     data = json.loads(out)
@@ -65,14 +52,14 @@ def test_json_matches_analytic_sigmoid(capsys, prog):
 
 
 def test_json_params_and_null_for_nonfinite(capsys, prog):
-    code, out, _ = run_cli(capsys, prog, "selu", "--param", "alpha=2", "--format", "json",
+    code, out, _ = run_cli(capsys, "plot", prog, "selu", "--param", "alpha=2", "--format", "json",
                            "--points", "11")
     assert code == 0
     data = json.loads(out)
     assert data["params"] == {"alpha": 2.0, "lmbda": 1.05}
     assert data["curves"][0]["y"][0] == pytest.approx(1.05 * 2 * np.expm1(-5), rel=1e-6)
 
-    code, out, _ = run_cli(capsys, prog, "log", "--range", "-1", "1", "--points", "5",
+    code, out, _ = run_cli(capsys, "plot", prog, "log", "--range", "-1", "1", "--points", "5",
                            "--order", "1", "--format", "json")
     data = json.loads(out)
     assert data["curves"][0]["y"][:3] == [None, None, None]
@@ -80,7 +67,7 @@ def test_json_params_and_null_for_nonfinite(capsys, prog):
 
 
 def test_csv(capsys, prog):
-    code, out, _ = run_cli(capsys, prog, "log", "--range", "-1", "1", "--points", "5",
+    code, out, _ = run_cli(capsys, "plot", prog, "log", "--range", "-1", "1", "--points", "5",
                            "--order", "1", "--format", "csv")
     assert code == 0
     rows = list(csv.reader(io.StringIO(out)))
@@ -90,7 +77,7 @@ def test_csv(capsys, prog):
 
 
 def test_text_with_check(capsys, prog):
-    code, out, _ = run_cli(capsys, prog, "selu", "--check", "--order", "2")
+    code, out, _ = run_cli(capsys, "plot", prog, "selu", "--check", "--order", "2")
     assert code == 0
     assert out.startswith("selu: 1000 points of x in [-5, 5], order 2 (alpha=1.67, lmbda=1.05)")
     assert "check f'':" in out and len(out.splitlines()) == 2 + 11 + 2
@@ -111,13 +98,13 @@ def test_text_with_check(capsys, prog):
     ],
 )
 def test_usage_errors_exit_2_with_one_line(capsys, prog, argv, message):
-    code, out, err = run_cli(capsys, prog, *argv)
+    code, out, err = run_cli(capsys, "plot", prog, *argv)
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
 
 
 def test_missing_file_is_a_usage_error(capsys, tmp_path):
-    code, _, err = run_cli(capsys, str(tmp_path / "absent.py"), "f")
+    code, _, err = run_cli(capsys, "plot", str(tmp_path / "absent.py"), "f")
     assert code == 2 and "no such file" in err
 
 
@@ -130,7 +117,7 @@ def test_missing_file_is_a_usage_error(capsys, tmp_path):
     ],
 )
 def test_user_code_errors_exit_1(capsys, prog, func, message):
-    code, out, err = run_cli(capsys, prog, func)
+    code, out, err = run_cli(capsys, "plot", prog, func)
     assert code == 1 and out == ""
     first = err.splitlines()[0]
     assert message in first and "prog.py" in first
@@ -143,7 +130,7 @@ def test_output_png_is_a_valid_image(capsys, prog, tmp_path):
     from PIL import Image
 
     out = tmp_path / "selu.png"
-    code, stdout, err = run_cli(capsys, prog, "selu", "--order", "2", "-o", str(out),
+    code, stdout, err = run_cli(capsys, "plot", prog, "selu", "--order", "2", "-o", str(out),
                                 "--size", "640x400")
     assert code == 0 and err == "" and stdout.strip() == f"wrote {out}"
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -158,7 +145,7 @@ def test_output_svg_with_overlays(capsys, prog, tmp_path):
     import xml.etree.ElementTree as ET
 
     out = tmp_path / "three.svg"
-    code, _, err = run_cli(capsys, prog, "selu", "--overlay", "sigmoid", "--overlay", "log",
+    code, _, err = run_cli(capsys, "plot", prog, "selu", "--overlay", "sigmoid", "--overlay", "log",
                            "--order", "1", "--range", "-2", "2", "-o", str(out))
     assert code == 0 and err == ""
     root = ET.parse(out).getroot()
@@ -177,11 +164,11 @@ def test_output_svg_with_overlays(capsys, prog, tmp_path):
     ],
 )
 def test_output_bad_options_exit_2(capsys, prog, tmp_path, extra, message):
-    code, out, err = run_cli(capsys, prog, "selu", *extra)
+    code, out, err = run_cli(capsys, "plot", prog, "selu", *extra)
     assert code == 2 and out == "" and message in err
 
 
 def test_output_for_a_vector_function_explains_and_writes_nothing(capsys, prog, tmp_path):
     out = tmp_path / "v.png"
-    code, _, err = run_cli(capsys, prog, "vector", "-o", str(out))
+    code, _, err = run_cli(capsys, "plot", prog, "vector", "-o", str(out))
     assert code == 1 and "f32[3]" in err and not out.exists()

@@ -8,7 +8,7 @@ import textwrap
 import jax
 import pytest
 
-from workbench.cli import main
+from tests.cli.cli_util import run_cli
 from workbench.cli.time_cmd import fmt_time
 
 SOURCE = textwrap.dedent(
@@ -26,21 +26,8 @@ SOURCE = textwrap.dedent(
 TINY = ["--min-batch", "0.0002", "--repeats", "2", "--budget", "0.03", "--quiet"]
 
 
-@pytest.fixture
-def prog(tmp_path):
-    path = tmp_path / "prog.py"
-    path.write_text(SOURCE)
-    return str(path)
-
-
-def run_cli(capsys, *argv):
-    code = main(["time", *argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_json_shape(capsys, prog):
-    code, out, err = run_cli(capsys, prog, "selu", "--args", "f32[1000]", "--baseline",
+    code, out, err = run_cli(capsys, "time", prog, "selu", "--args", "f32[1000]", "--baseline",
                              "selu_np", "--format", "json", *TINY)
     assert code == 0 and err == ""
     data = json.loads(out)
@@ -59,7 +46,7 @@ def test_json_shape(capsys, prog):
 
 
 def test_text_reads_like_timeit(capsys, prog):
-    code, out, _ = run_cli(capsys, prog, "selu", "--args", "f32[1000]", "--modes", "jit",
+    code, out, _ = run_cli(capsys, "time", prog, "selu", "--args", "f32[1000]", "--modes", "jit",
                            *TINY)
     assert code == 0
     assert out.splitlines()[0] == "selu(f32[1000])"
@@ -69,7 +56,7 @@ def test_text_reads_like_timeit(capsys, prog):
 
 
 def test_sweep_json_and_text(capsys, prog):
-    code, out, _ = run_cli(capsys, prog, "selu", "--args", "f32[N]", "--sweep", "N=10:1000",
+    code, out, _ = run_cli(capsys, "time", prog, "selu", "--args", "f32[N]", "--sweep", "N=10:1000",
                            "--modes", "jit", "--devices", "cpu", "--format", "json", *TINY)
     assert code == 0
     data = json.loads(out)
@@ -78,7 +65,7 @@ def test_sweep_json_and_text(capsys, prog):
     assert all(p["median_s"] > 0 for p in data["sweep"])
     assert data["recompilations"] == 2 and len(data["cache_misses"]) == 2
 
-    code, out, _ = run_cli(capsys, prog, "selu", "--args", "f32[N]", "--sweep", "N=10:100",
+    code, out, _ = run_cli(capsys, "time", prog, "selu", "--args", "f32[N]", "--sweep", "N=10:100",
                            "--modes", "jit", *TINY)
     assert code == 0
     assert "median per call:" in out and "1 for new shapes" in out
@@ -99,19 +86,20 @@ def test_sweep_json_and_text(capsys, prog):
     ],
 )
 def test_usage_errors_exit_2(capsys, prog, argv, message):
-    code, out, err = run_cli(capsys, prog, "selu", *TINY, *argv)
+    code, out, err = run_cli(capsys, "time", prog, "selu", *TINY, *argv)
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.skipif(any(d.platform == "gpu" for d in jax.devices()), reason="has a GPU")
 def test_no_gpu_exit_2(capsys, prog):
-    code, _, err = run_cli(capsys, prog, "selu", "--args", "f32[10]", "--devices", "gpu", *TINY)
+    code, _, err = run_cli(capsys, "time", prog, "selu", "--args", "f32[10]", "--devices", "gpu",
+                           *TINY)
     assert code == 2 and "no gpu device" in err
 
 
 def test_raising_function_exit_1(capsys, prog):
-    code, out, err = run_cli(capsys, prog, "boom", "--args", "f32[10]", *TINY)
+    code, out, err = run_cli(capsys, "time", prog, "boom", "--args", "f32[10]", *TINY)
     assert code == 1 and out == ""
     assert "too slow to time" in err.splitlines()[0] and "prog.py:8" in err.splitlines()[0]
 

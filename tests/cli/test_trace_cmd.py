@@ -6,47 +6,36 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import jax
 import pytest
 
+from tests.cli.cli_util import run_cli
 from workbench.cli import main
 
 NODE_KEYS = {"invars", "constvars", "outvars", "eqns"}
 EQN_KEYS = {"primitive", "params", "invars", "outvars", "file", "line", "subjaxprs"}
 
-
-@pytest.fixture
-def prog(tmp_path):
-    path = tmp_path / "prog.py"
-    path.write_text(
-        textwrap.dedent(
-            """\
-            def selu(x, alpha=1.67, lmbda=1.05):
-                return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)
+SOURCE = textwrap.dedent(
+    """\
+    def selu(x, alpha=1.67, lmbda=1.05):
+        return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)
 
 
-            def loop(x):
-                def body(i, acc):
-                    return lax.cond(i % 2 == 0, lambda a: a * 2.0, lambda a: a - 1.0, acc)
+    def loop(x):
+        def body(i, acc):
+            return lax.cond(i % 2 == 0, lambda a: a * 2.0, lambda a: a - 1.0, acc)
 
-                return lax.fori_loop(0, 3, body, x)
-
-
-            def branchy(x):
-                if x > 0:
-                    return x
-                return -x
-            """
-        )
-    )
-    return path
+        return lax.fori_loop(0, 3, body, x)
 
 
-def run_cli(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+    def branchy(x):
+        if x > 0:
+            return x
+        return -x
+    """
+)
 
 
 def check_node(node):
@@ -62,7 +51,7 @@ def check_node(node):
 
 def test_json_has_exact_shape(capsys, prog):
     code, out, err = run_cli(
-        capsys, "trace", str(prog), "selu", "--args", "f32[1000]",
+        capsys, "trace", prog, "selu", "--args", "f32[1000]",
         "--transform", "grad", "--transform", "vmap", "--format", "json",
     )
     assert code == 0, err
@@ -79,16 +68,16 @@ def test_json_has_exact_shape(capsys, prog):
 
 
 def test_text_is_what_make_jaxpr_prints(capsys, prog, load):
-    code, out, _ = run_cli(capsys, "trace", str(prog), "loop", "--args", "f32[4]")
+    code, out, _ = run_cli(capsys, "trace", prog, "loop", "--args", "f32[4]")
     assert code == 0
-    loaded = load(prog.read_text(), str(prog))
+    loaded = load(Path(prog).read_text(), prog)
     expected = str(jax.make_jaxpr(loaded.function("loop"))(jax.numpy.ones(4)))
     assert out.rstrip("\n") == expected
 
 
 def test_tree_shows_nested_lines(capsys, prog):
     code, out, _ = run_cli(
-        capsys, "trace", str(prog), "loop", "--args", "f32[4]", "--transform", "jit",
+        capsys, "trace", prog, "loop", "--args", "f32[4]", "--transform", "jit",
         "--format", "tree",
     )
     assert code == 0
@@ -98,7 +87,7 @@ def test_tree_shows_nested_lines(capsys, prog):
 
 def test_hlo_and_cost(capsys, prog):
     code, out, _ = run_cli(
-        capsys, "trace", str(prog), "selu", "--args", "f32[8]", "--hlo", "stablehlo", "--cost",
+        capsys, "trace", prog, "selu", "--args", "f32[8]", "--hlo", "stablehlo", "--cost",
         "--format", "json",
     )
     assert code == 0
@@ -119,7 +108,7 @@ def test_hlo_and_cost(capsys, prog):
     ],
 )
 def test_bad_input_is_one_line(capsys, prog, argv, status, fragment):
-    argv = [a.replace("{prog}", str(prog)) for a in argv]
+    argv = [a.replace("{prog}", prog) for a in argv]
     code, out, err = run_cli(capsys, "trace", *argv)
     assert code == status
     assert fragment in err.splitlines()[0]
@@ -138,7 +127,7 @@ def test_syntax_error_exit_1(capsys, tmp_path):
 
 def test_missing_required_option_is_usage_error(capsys, prog):
     with pytest.raises(SystemExit) as exit_:
-        main(["trace", str(prog), "selu"])
+        main(["trace", prog, "selu"])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "--args" in err
@@ -146,7 +135,7 @@ def test_missing_required_option_is_usage_error(capsys, prog):
 
 def test_real_process_shows_only_editor_frames(prog):
     proc = subprocess.run(
-        [sys.executable, "-m", "workbench.cli", "trace", str(prog), "branchy",
+        [sys.executable, "-m", "workbench.cli", "trace", prog, "branchy",
          "--args", "f32[]", "--transform", "jit"],
         capture_output=True, text=True, timeout=120,
     )

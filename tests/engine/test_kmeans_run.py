@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from sklearn.cluster import KMeans
 
+from tests.engine.kmeans_reference import lloyd_reference
+from tests.engine.kmeans_stepper import KMeansStepper
 from workbench.engine.errors import UsageError
 from workbench.engine.kmeans import (
     TUTORIAL_BAD_INIT,
-    KMeansStepper,
     blobs,
     init_centroids,
-    lloyd_reference,
     run_kmeans,
     tutorial_points,
 )

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from workbench.api import codec
+from tests.codec_util import roundtrip
 from workbench.api import messages as p
 from workbench.engine.service import Service
 
@@ -14,12 +12,6 @@ SELU = (
     "def selu(x, alpha=1.67, lmbda=1.05):\n"
     "    return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)\n"
 )
-
-
-def roundtrip(value):
-    data, buffers = codec.encode(value)
-    wire = json.loads(json.dumps(data, allow_nan=False))  # what Jupyter's packer accepts
-    return codec.decode(wire, [bytes(b) for b in buffers])
 
 
 @pytest.fixture

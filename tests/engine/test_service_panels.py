@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from tests.codec_util import roundtrip
 from workbench.api import codec
 from workbench.api import messages as p
 from workbench.api.timing import TimingConfig
@@ -24,11 +25,6 @@ def sigmoid(x):
 def add(x):
     return x + 1
 """
-
-
-def roundtrip(value):
-    data, buffers = codec.encode(value)
-    return codec.decode(json.loads(json.dumps(data, allow_nan=False)), [bytes(b) for b in buffers])
 
 
 @pytest.fixture(scope="module")

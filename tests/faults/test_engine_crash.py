@@ -6,21 +6,12 @@ import os
 import signal
 import time
 
-import pytest
-
-from tests.engine.kernel_util import Recorder, wait_until
+from tests.kernel_util import Recorder, wait_until
 from workbench.api import messages as p
 from workbench.api.client import State
 
 GOOD = "def f(x):\n    return x + 1\n"
-
-
-@pytest.fixture(scope="module")
-def engine():
-    rec = Recorder()
-    assert isinstance(rec.call(p.LoadSource(source=GOOD)), p.Result)
-    yield rec
-    rec.close()
+KERNEL_SOURCE = p.LoadSource(source=GOOD)  # for the ``engine`` fixture (tests/conftest.py)
 
 
 def _crash_and_recover(engine: Recorder, crash, reason: str) -> p.Reply:

@@ -5,22 +5,13 @@ from __future__ import annotations
 import os
 import time
 
-import pytest
-
-from tests.engine.kernel_util import Recorder, wait_until
+from tests.kernel_util import Recorder, wait_until
 from workbench.api import messages as p
 from workbench.api.client import State
 
 GOOD = "def f(x):\n    return x * 2\n"
 STARTED = "import sys\nprint('started', flush=True)\n"
-
-
-@pytest.fixture(scope="module")
-def engine():
-    rec = Recorder()
-    assert isinstance(rec.call(p.LoadSource(source=GOOD)), p.Result)
-    yield rec
-    rec.close()
+KERNEL_SOURCE = p.LoadSource(source=GOOD)  # for the ``engine`` fixture (tests/conftest.py)
 
 
 def _cpu_seconds(pid: int) -> float:

@@ -1,8 +1,40 @@
-"""A real main window on a real engine kernel, with private settings and autosave folders."""
+"""A real main window or bridge on a real engine kernel, with private settings and autosave."""
 
 from __future__ import annotations
 
 import pytest
+
+
+@pytest.fixture(scope="module")
+def bridge(qapp, request):
+    """An EngineBridge on a real engine kernel, one per test module.
+
+    The module's ``KERNEL_SOURCE`` (a ``LoadSource`` request), when it has one, is loaded
+    first and must succeed.
+    """
+    from workbench.api import messages as p
+    from workbench.ui.engine_bridge import EngineBridge
+
+    b = EngineBridge()
+    b.start()
+    b.loaded_functions = ()
+    load = getattr(request.module, "KERNEL_SOURCE", None)
+    if load is not None:
+        reply = b.client.call(load, timeout=120)
+        assert isinstance(reply, p.Result)
+        b.loaded_functions = reply.value.functions
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def session(bridge):
+    """A session on ``bridge`` that knows the functions of the module's ``KERNEL_SOURCE``."""
+    from workbench.ui.session import Session
+
+    session = Session(bridge)
+    session.set_functions(bridge.loaded_functions)
+    return session
 
 
 @pytest.fixture

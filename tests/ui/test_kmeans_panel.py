@@ -6,23 +6,14 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
-from workbench.engine.kmeans import KMeansStepper, init_centroids, run_kmeans, tutorial_points
-from workbench.ui.engine_bridge import EngineBridge
+from tests.engine.kmeans_stepper import KMeansStepper
+from workbench.engine.kmeans import init_centroids, run_kmeans, tutorial_points
 from workbench.ui.kmeans_panel import KMeansPanel
-from workbench.ui.session import Session
-
-
-@pytest.fixture(scope="module")
-def bridge():
-    bridge = EngineBridge()
-    bridge.start()
-    yield bridge
-    bridge.close()
 
 
 @pytest.fixture
-def panel(qtbot, bridge):
-    panel = KMeansPanel(Session(bridge))
+def panel(qtbot, session):
+    panel = KMeansPanel(session)
     qtbot.addWidget(panel)
     panel.resize(1000, 700)
     panel.show()

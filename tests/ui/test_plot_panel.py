@@ -10,7 +10,7 @@ import pytest
 from workbench.api import messages as p
 from workbench.plots.presentation import axis_font_size
 from workbench.ui.plot_panel import FunctionPlotPanel, default_slider_range, parse_point
-from workbench.ui.session import Call, Session
+from workbench.ui.session import Call
 
 SOURCE = """\
 def selu(x, alpha=1.67, lmbda=1.05):
@@ -35,31 +35,12 @@ def sum_logistic(x):
     return jnp.sum(1.0 / (1.0 + jnp.exp(-x)))
 """
 WAIT_MS = 60_000
-
-
-@pytest.fixture(scope="module")
-def bridge(qapp):
-    from workbench.ui.engine_bridge import EngineBridge
-
-    b = EngineBridge()
-    b.start()
-    reply = b.client.call(p.LoadSource(source=SOURCE, filename="plots.py"), timeout=120)
-    assert isinstance(reply, p.Result)
-    b.functions = reply.value.functions
-    yield b
-    b.close()
-
-
-@pytest.fixture
-def session(bridge):
-    session = Session(bridge)
-    session.set_functions(bridge.functions)
-    session.set_call(Call("selu"))
-    return session
+KERNEL_SOURCE = p.LoadSource(source=SOURCE, filename="plots.py")  # for ``bridge``
 
 
 @pytest.fixture
 def panel(qtbot, session):
+    session.set_call(Call("selu"))
     panel = FunctionPlotPanel(session)
     qtbot.addWidget(panel)
     panel.resize(1000, 700)

@@ -12,7 +12,7 @@ import pytest
 
 from workbench.api import messages as p
 from workbench.api.timing_report import ROW_FIELDS, report_json, table_rows
-from workbench.ui.session import Call, Session
+from workbench.ui.session import Call
 from workbench.ui.timing_panel import COLUMN, TimingPanel
 
 SOURCE = """\
@@ -24,27 +24,13 @@ def selu_np(x, alpha=1.67, lmbda=1.05):
 """
 TINY = {"min_batch_s": 0.001, "repeats": 2, "max_measure_s": 0.05, "dispatch_samples": 5}
 WAIT_MS = 60_000
-
-
-@pytest.fixture(scope="module")
-def bridge(qapp):
-    from workbench.ui.engine_bridge import EngineBridge
-
-    b = EngineBridge()
-    b.start()
-    reply = b.client.call(p.LoadSource(source=SOURCE, filename="timing.py"), timeout=120)
-    assert isinstance(reply, p.Result)
-    b.functions = reply.value.functions
-    yield b
-    b.close()
+KERNEL_SOURCE = p.LoadSource(source=SOURCE, filename="timing.py")  # for ``bridge``
 
 
 @pytest.fixture
-def panel(qtbot, bridge):
-    session = Session(bridge)
+def panel(qtbot, session):
     session.set_call(Call("selu", "f32[1000]"))
     panel = TimingPanel(session)
-    session.set_functions(bridge.functions)
     panel.set_config(TINY)
     qtbot.addWidget(panel)
     panel.resize(1000, 700)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from workbench.api.choices import INITS
 from workbench.engine.errors import UsageError
 
 
@@ -38,9 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--spread", type=float, default=1.0, help="blob standard deviation (default 1)")
     p.add_argument(
         "--init",
-        default="kmeans++",
-        metavar="kmeans++|random|farthest|FILE.npy",
-        help="initial centroids (default kmeans++)",
+        default=INITS[0],
+        metavar="|".join((*INITS, "FILE.npy")),
+        help=f"initial centroids (default {INITS[0]})",
     )
     p.add_argument("--seed", type=int, default=0, help="seed for blobs and the initialisation")
     p.add_argument("--max-iter", type=int, default=100, help="at most this many iterations")
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if math.isnan(args.tol):
         raise UsageError("--tol must be a number, got nan")
     init = args.init
-    method = init if init in ("kmeans++", "random", "farthest") else Path(init)
+    method = init if init in INITS else Path(init)
     c0 = init_centroids(points, k, method, seed=args.seed)
     result = run_kmeans(points, c0, max_iter=args.max_iter, tol=args.tol)
     if args.labels_out is not None:

@@ -8,6 +8,7 @@ import math
 import sys
 from typing import Any
 
+from workbench.api.choices import DEVICE_CHOICES, MODES
 from workbench.api.timing_report import report_json
 from workbench.cli.common import load_user_file
 from workbench.engine.errors import UsageError
@@ -25,8 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("function", metavar="FUNC")
     p.add_argument("--args", required=True, metavar="SPEC",
                    help="argument spec, e.g. 'f32[1000000]' or 'f32[N]' with --sweep")
-    p.add_argument("--devices", choices=("all", "cpu", "gpu", "tpu"), default="all")
-    p.add_argument("--modes", default="eager,jit", help="comma-separated: eager,jit")
+    p.add_argument("--devices", choices=DEVICE_CHOICES, default=DEVICE_CHOICES[0])
+    p.add_argument("--modes", default=",".join(MODES),
+                   help=f"comma-separated: {','.join(MODES)}")
     p.add_argument("--baseline", metavar="FUNC", help="a NumPy version to time beside it")
     p.add_argument("--sweep", metavar="N=LO:HI[:COUNT]",
                    help="sizes for a placeholder, log-spaced (default one per decade)")

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from workbench.api.choices import HLO_KINDS, TRANSFORMS
 from workbench.cli.common import load_user_file
 
 
@@ -22,9 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--args", required=True, metavar="SPEC",
                    help="argument spec, e.g. 'f32[1000]' or '(f32[3], f32[3]), i32[], 3'")
     p.add_argument("--transform", action="append", default=[], metavar="T",
-                   help="jit, grad, value_and_grad, vmap, jacfwd, jacrev, hessian")
+                   help=", ".join(TRANSFORMS))
     p.add_argument("--format", choices=("text", "tree", "json"), default="text")
-    p.add_argument("--hlo", choices=("stablehlo", "compiled"),
+    p.add_argument("--hlo", choices=HLO_KINDS,
                    help="also print the StableHLO or the compiled HLO")
     p.add_argument("--cost", action="store_true",
                    help="also print XLA's cost and memory estimates")
@@ -34,7 +35,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from workbench.engine.errors import UsageError
     from workbench.engine.trace import format_tree, trace_function, trace_to_json
-    from workbench.engine.transforms import TRANSFORMS
 
     for t in args.transform:
         if t not in TRANSFORMS:

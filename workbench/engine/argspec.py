@@ -220,14 +220,6 @@ def parse_args(text: str) -> tuple[Spec, ...]:
     return _Parser(text).parse_top()
 
 
-def parse_spec(text: str) -> Spec:
-    """Parse exactly one spec."""
-    specs = parse_args(text)
-    if len(specs) != 1:
-        raise ArgSpecError(f"expected one argument spec, found {len(specs)} in {text!r}")
-    return specs[0]
-
-
 def format_spec(spec: Spec) -> str:
     if isinstance(spec, ArraySpec):
         return f"{spec.dtype}[{','.join(str(d) for d in spec.shape)}]"

@@ -1,4 +1,4 @@
-"""k-means in JAX for the animated demo: data, initialisations, recorded runs, stepping."""
+"""k-means in JAX for the animated demo: data, initialisations, recorded runs."""
 
 from workbench.engine.kmeans.data import (
     TUTORIAL_BAD_INIT,
@@ -9,21 +9,16 @@ from workbench.engine.kmeans.data import (
     validate_points,
 )
 from workbench.engine.kmeans.inits import METHODS, init_centroids
-from workbench.engine.kmeans.reference import lloyd_reference
 from workbench.engine.kmeans.run import KMeansRun, run_kmeans
-from workbench.engine.kmeans.step import KMeansStepper, StepState
 
 __all__ = [
     "METHODS",
     "TUTORIAL_BAD_INIT",
     "TUTORIAL_K",
     "KMeansRun",
-    "KMeansStepper",
-    "StepState",
     "blobs",
     "init_centroids",
     "load_points",
-    "lloyd_reference",
     "run_kmeans",
     "tutorial_points",
     "validate_points",

@@ -1,9 +1,9 @@
 """One request's worth of k-means for the animated demo: make the data, run, send it all back.
 
 The window never imports jax, so it asks for a whole recorded run (points and
-every frame) and steps through it locally: a frame, a half-step (assign or
-update) and the scrubber are all views of the same history, which
-``KMeansStepper`` reproduces exactly.
+every frame) and plays it back locally: a frame, half an iteration (assign or
+update) and the scrubber are all views of the same history, which the tests
+rebuild by hand, half by half, and compare.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""Interactive Lloyd stepping: one iteration, or only its assign or update half.
+"""Lloyd's algorithm by hand, for the tests: one iteration, or only its assign or update half.
 
 The stepper keeps the points on the device and uses the same kernels as the
 compiled run, so stepping from the same start reproduces ``run_kmeans``
-frame by frame (a test checks it).
+frame by frame (tests/engine/test_kmeans_run.py checks it), and the window's
+playback of a recorded run half-step by half-step (tests/ui/test_kmeans_panel.py).
+Test code only: the product records whole runs and never steps.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.kernel_util import Recorder, wait_until
+from tests.kernel_util import Recorder, wait_until
 from workbench.api import messages as p
 from workbench.api.client import State, _Pending
 
@@ -19,13 +19,7 @@ SELU = (
     "    return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)\n"
 )
 
-
-@pytest.fixture(scope="module")
-def engine():
-    rec = Recorder()
-    assert isinstance(rec.call(p.LoadSource(source=SELU)), p.Result)
-    yield rec
-    rec.close()
+KERNEL_SOURCE = p.LoadSource(source=SELU)  # what the ``engine`` fixture (tests/conftest.py) loads
 
 
 def test_ping_answers_from_the_kernel_process(engine):
@@ -261,7 +255,7 @@ def test_callbacks_run_on_the_client_thread(engine):
 def test_lower_curves_and_timing_through_the_kernel(engine):
     import numpy as np
 
-    from workbench.engine.timing import TimingConfig
+    from workbench.api.timing import TimingConfig
 
     lowered = engine.call(p.Lower(name="selu", args="f32[8]"))
     assert isinstance(lowered, p.Result), lowered

@@ -1,4 +1,8 @@
-"""A plain float64 numpy Lloyd: the yardstick for the JAX kernels (tests, benchmark)."""
+"""A plain float64 numpy Lloyd: the yardstick for the JAX kernels.
+
+Used by tests/engine/test_kmeans_run.py and benchmarks/kmeans_vs_sklearn.py
+(which puts the repository root on ``sys.path`` to import it from here).
+"""
 
 from __future__ import annotations
 
