@@ -14,11 +14,13 @@ run: $(VENV)/.run-installed
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check workbench tests benchmarks
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check workbench tests benchmarks
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 BENCHMARKS := trace_latency timing_fidelity curves_latency kmeans_vs_sklearn engine_roundtrip \
               gui_latency plot_latency kmeans_render editor_highlight

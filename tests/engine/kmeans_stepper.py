@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from workbench.engine.errors import UsageError
 from workbench.engine.kmeans.data import validate_points
 from workbench.engine.kmeans.inits import check_given
+
+if TYPE_CHECKING:
+    from workbench.engine.kmeans.lloyd import Stats
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ class KMeansStepper:
         self._c = jnp.asarray(c)
         self._tol = float(tol)
         self._lab = jnp.zeros(x.shape[0], label_dtype(c.shape[0]))
-        self._stats = None
+        self._stats: Stats | None = None
         self._state = StepState(0, "start", c, None, None, None, None, False)
 
     @property
@@ -94,7 +98,10 @@ class KMeansStepper:
         converged = (
             not first
             and self._tol >= 0
-            and (changed == 0 or (self._tol > 0 and s.distortion - dist <= self._tol))
+            and (
+                changed == 0
+                or (self._tol > 0 and s.distortion is not None and s.distortion - dist <= self._tol)
+            )
         )
         self._lab, self._stats = lab, st
         self._state = StepState(
@@ -114,6 +121,7 @@ class KMeansStepper:
         s = self._state
         if s.phase != "assigned":
             raise UsageError("update needs labels: assign first (or use step)")
+        assert self._stats is not None  # set by assign, which "assigned" follows
         self._c = self._stats.new_centroids
         self._state = StepState(
             s.iteration,

@@ -149,6 +149,7 @@ class EngineClient:
         self._incarnation = 0
         self._log_file: Any = None
 
+        self.runtime_dir: Path | None
         if self.owned:
             self.runtime_dir = Path(tempfile.mkdtemp(prefix="workbench-"))  # mode 0700
             os.chmod(self.runtime_dir, 0o700)
@@ -464,6 +465,7 @@ class EngineClient:
     def _send_comm(self, data: dict[str, Any], buffers: list[Any]) -> None:
         msg = self._session.send(self._sockets["shell"], "comm_msg",
                                  {"comm_id": self._comm_id, "data": data}, buffers=buffers)
+        assert msg is not None  # Session.send returns None only in a forked child
         self._outstanding.add(msg["header"]["msg_id"])
 
     def _submit(self, pending: _Pending, data: dict[str, Any], buffers: list[Any]) -> None:
@@ -488,10 +490,11 @@ class EngineClient:
         try:
             value = codec.decode(data, buffers)
         except codec.ProtocolError as exc:
-            rid = data.get("body", {}).get("fields", {}).get("id") if isinstance(data, dict) \
+            bad_id = data.get("body", {}).get("fields", {}).get("id") if isinstance(data, dict) \
                 else None
-            if isinstance(rid, str) and rid in self._pending:
-                self._finish(self._pending.pop(rid), p.EngineFailure(rid, f"bad reply: {exc}"))
+            if isinstance(bad_id, str) and bad_id in self._pending:
+                self._finish(self._pending.pop(bad_id),
+                             p.EngineFailure(bad_id, f"bad reply: {exc}"))
             return
         rid = getattr(value, "id", "")
         if isinstance(value, p.Event):

@@ -106,7 +106,7 @@ def _enc_array(arr: np.ndarray, buffers: list[memoryview], marker: str) -> dict[
         raise TypeError("object arrays cannot cross the wire")
     data = arr if arr.flags.c_contiguous else arr.copy(order="C")
     # Bytes via a uint8 view: memoryview cannot describe bfloat16 and friends.
-    buffers.append(memoryview(data.reshape(-1).view(np.uint8)) if data.size else memoryview(b""))
+    buffers.append(data.reshape(-1).view(np.uint8).data if data.size else memoryview(b""))
     return {marker: len(buffers) - 1, "dtype": data.dtype.name, "shape": list(data.shape)}
 
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.engine.errors import UsageError
+
+if TYPE_CHECKING:
+    from workbench.engine.source import LoadedSource
 
 
 def read_user_file(path: str) -> tuple[str, str]:
@@ -23,7 +27,7 @@ def read_user_file(path: str) -> tuple[str, str]:
     return text, str(p.resolve())
 
 
-def load_user_file(path: str):  # -> LoadedSource (imported lazily: jax is slow to import)
+def load_user_file(path: str) -> LoadedSource:  # engine imported lazily: jax is slow
     from workbench.engine.source import load_source
 
     text, filename = read_user_file(path)

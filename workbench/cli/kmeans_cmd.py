@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from workbench.api.choices import INITS
+from workbench.api.kmeans import KMeansRun
 from workbench.engine.errors import UsageError
 
 
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def to_json(r) -> dict:
+def to_json(r: KMeansRun) -> dict:
     """The JSON document of a run (keys fixed by the issue)."""
     return {
         "n": r.n,
@@ -112,7 +113,7 @@ def to_json(r) -> dict:
     }
 
 
-def print_text(r, source: str, init: str) -> None:
+def print_text(r: KMeansRun, source: str, init: str) -> None:
     print(f"k-means on {source}: N={r.n}, D={r.d}, K={r.k}, init {init}")
     print(f"{'iter':>5} {'distortion':>14} {'changed':>9}  empty")
     for i, (dist, ch, empty) in enumerate(
@@ -126,7 +127,7 @@ def print_text(r, source: str, init: str) -> None:
     )
 
 
-def _draw(path: Path, points: np.ndarray, r) -> None:
+def _draw(path: Path, points: np.ndarray, r: KMeansRun) -> None:
     """Render the run with the window's own k-means plot, off screen (no display needed)."""
     if points.shape[1] < 2:
         raise UsageError(f"drawing needs 2 columns, the data has {points.shape[1]}")

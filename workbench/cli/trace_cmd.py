@@ -7,6 +7,7 @@ import json
 import sys
 
 from workbench.api.choices import HLO_KINDS, TRANSFORMS
+from workbench.api.lowering import LoweringResult
 from workbench.cli.common import load_user_file
 
 
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hlo_text(lowering, which: str | None) -> str | None:
+def _hlo_text(lowering: LoweringResult, which: str | None) -> str | None:
     if which == "compiled":
         return lowering.compiled_hlo
     if which == "stablehlo":
@@ -71,7 +72,7 @@ def _hlo_text(lowering, which: str | None) -> str | None:
     return None
 
 
-def lowering_to_json(lowering, which: str | None, cost: bool) -> dict:
+def lowering_to_json(lowering: LoweringResult, which: str | None, cost: bool) -> dict:
     from dataclasses import asdict
 
     out: dict = {}
@@ -84,7 +85,7 @@ def lowering_to_json(lowering, which: str | None, cost: bool) -> dict:
     return out
 
 
-def format_lowering(lowering, which: str | None, cost: bool) -> str:
+def format_lowering(lowering: LoweringResult, which: str | None, cost: bool) -> str:
     from dataclasses import asdict
 
     parts: list[str] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from workbench.engine.errors import UsageError
 
@@ -151,7 +151,7 @@ class _Parser:
             return self.parse_array()
         raise self.fail(f"unexpected {tok.text!r}")
 
-    def parse_sequence(self) -> SequenceSpec:
+    def parse_sequence(self) -> Spec:
         open_tok = self.peek()
         assert open_tok is not None
         close = ")" if open_tok.text == "(" else "]"
@@ -306,17 +306,18 @@ def example_values(specs: Sequence[Spec], seed: int = 0) -> tuple[Any, ...]:
                 f"{format_spec(s)} has placeholder dimension(s) {', '.join(s.placeholders)}: "
                 "give sizes (a sweep) or write numbers"
             )
+        shape = cast(tuple[int, ...], s.shape)  # no placeholders: every dimension is a number
         dtype = jnp.dtype(DTYPES[s.dtype])
         k = next_key()
         if s.dtype == "bool":
-            return jax.random.bernoulli(k, 0.5, s.shape)
+            return jax.random.bernoulli(k, 0.5, shape)
         if jnp.issubdtype(dtype, jnp.integer):
             lo = 0 if jnp.issubdtype(dtype, jnp.unsignedinteger) else -10
-            return jax.random.randint(k, s.shape, lo, 10).astype(dtype)
+            return jax.random.randint(k, shape, lo, 10).astype(dtype)
         if jnp.issubdtype(dtype, jnp.complexfloating):
-            re_, im = jax.random.normal(k, (2, *s.shape))
+            re_, im = jax.random.normal(k, (2, *shape))
             return (re_ + 1j * im).astype(dtype)
-        return jax.random.normal(k, s.shape).astype(dtype)
+        return jax.random.normal(k, shape).astype(dtype)
 
     return tuple(make(s) for s in specs)
 

@@ -42,12 +42,12 @@ def watch_compiles() -> Iterator[CompileLog]:
 
     log = CompileLog()
 
-    def listener(event: str, duration: float, **kwargs: object) -> None:
+    def listener(event: str, duration_secs: float, **kwargs: str | int) -> None:
         name = compiled_function_name(event, kwargs)
         if name is not None:
             with log._lock:
                 log.names.append(name)
-                log.seconds.append(float(duration))
+                log.seconds.append(float(duration_secs))
 
     monitoring.register_event_duration_secs_listener(listener)
     try:
@@ -94,7 +94,8 @@ def explain_cache_misses(function_name: str | None = None) -> Iterator[list[str]
     messages: list[str] = []
     logger = logging.getLogger("jax")
     handler = _Collect(messages, function_name)
-    previous = jax.config.jax_explain_cache_misses
+    # Config flags are properties JAX adds at run time; its stubs do not list them.
+    previous = jax.config.jax_explain_cache_misses  # type: ignore[attr-defined]
     previous_propagate = logger.propagate
     logger.addHandler(handler)
     # The records are for the user, through us; keep them off the process's stderr.

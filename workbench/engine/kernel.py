@@ -20,11 +20,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.api import codec
 from workbench.api import messages as p
 from workbench.engine.service import Context, Service
+
+if TYPE_CHECKING:
+    from ipykernel.kernelapp import IPKernelApp
 
 DEFAULT_OUTPUT_LIMIT = 100_000  # characters of user output forwarded per request
 MIN_MEMORY_LIMIT = 4 * 2**30  # below this JAX itself cannot start (it maps ~1.5 GB)
@@ -219,7 +222,7 @@ def _best_effort_id(data: Any) -> str:
 # --------------------------------------------------------------------------- the kernel app
 
 
-def _make_app_class() -> type:
+def _make_app_class() -> type[IPKernelApp]:
     from ipykernel.iostream import IOPubThread
     from ipykernel.kernelapp import IPKernelApp
     from traitlets import Bool
@@ -303,8 +306,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     app = _make_app_class().instance()
     app.initialize(list(rest))
-    service = Service(app.shell.user_ns, in_kernel=True, memory_limit=limit)
-    app.shell.user_ns["workbench_service"] = service
+    shell = app.shell
+    assert shell is not None  # initialize() made it
+    service = Service(shell.user_ns, in_kernel=True, memory_limit=limit)
+    shell.user_ns["workbench_service"] = service
     app.kernel.comm_manager.register_target(p.COMM_TARGET, Endpoint(service,
                                                                     args.output_limit).on_open)
     if not args.no_warm_up:

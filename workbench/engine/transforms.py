@@ -18,11 +18,13 @@ from workbench.engine.argspec import (
 from workbench.engine.errors import UsageError
 from workbench.engine.source import LoadedSource
 
+Transform = Callable[[Callable[..., Any]], Callable[..., Any]]
 
-def _transform(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+
+def _transform(name: str) -> Transform:
     import jax
 
-    table = {
+    table: dict[str, Transform] = {
         "jit": jax.jit,
         "grad": jax.grad,
         "value_and_grad": jax.value_and_grad,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,13 +14,16 @@ from workbench.engine.errors import UsageError
 from workbench.engine.kmeans.data import validate_points
 from workbench.engine.kmeans.inits import check_given
 
+if TYPE_CHECKING:
+    from jax.stages import Compiled
+
 MAX_ITER_LIMIT = 100_000
 
 
-_EXECUTABLES: dict[tuple[int, int, int, int, bool], object] = {}
+_EXECUTABLES: dict[tuple[int, int, int, int, bool], Compiled] = {}
 
 
-def _compiled(key: tuple[int, int, int, int, bool]) -> tuple[object, float]:
+def _compiled(key: tuple[int, int, int, int, bool]) -> tuple[Compiled, float]:
     """The executable for these shapes and its compile time (0 when cached)."""
     if key in _EXECUTABLES:
         return _EXECUTABLES[key], 0.0
