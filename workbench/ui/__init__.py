@@ -1,1 +1,2 @@
-"""The Qt user interface. Never imports jax (import-linter checks it)."""
+"""The Qt window. Reaches the engine only through ``workbench.api``; never imports jax
+(import-linter checks both)."""
