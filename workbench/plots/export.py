@@ -45,6 +45,16 @@ def _target(widget: QtWidgets.QWidget) -> QtWidgets.QGraphicsScene:
     return widget.scene()
 
 
+def _render(widget: QtWidgets.QWidget, painter: QtGui.QPainter) -> None:
+    """``widget.render(painter)``, spelled out per class for the type checker: a
+    QGraphicsView (every pyqtgraph plot) has its own ``render`` that draws its scene
+    scaled into the painter's device; any other widget draws itself at the origin."""
+    if isinstance(widget, QtWidgets.QGraphicsView):
+        widget.render(painter)
+    else:
+        widget.render(painter, QtCore.QPoint(0, 0))
+
+
 def settle(widget: QtWidgets.QWidget) -> None:
     """Paint once off screen and let the layout react, so axes have grown to fit their
     tick text before an export (pyqtgraph widens an axis only after painting it)."""
@@ -52,7 +62,7 @@ def settle(widget: QtWidgets.QWidget) -> None:
     image = QtGui.QImage(size, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
     for _ in range(2):
         painter = QtGui.QPainter(image)
-        widget.render(painter)
+        _render(widget, painter)
         painter.end()
         QtWidgets.QApplication.processEvents()
 
@@ -92,7 +102,7 @@ def _qt_svg(widget: QtWidgets.QWidget, path: Path) -> None:
     generator.setViewBox(QtCore.QRect(QtCore.QPoint(0, 0), widget.size()))
     generator.setTitle(widget.objectName() or "plot")
     painter = QtGui.QPainter(generator)
-    widget.render(painter)
+    _render(widget, painter)
     painter.end()
 
 
@@ -103,7 +113,7 @@ def render_image(widget: QtWidgets.QWidget, size: tuple[int, int] | None = None)
     image = QtGui.QImage(widget.size(), QtGui.QImage.Format.Format_ARGB32_Premultiplied)
     image.fill(0)
     painter = QtGui.QPainter(image)
-    widget.render(painter)
+    _render(widget, painter)
     painter.end()
     return image
 

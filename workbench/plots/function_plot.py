@@ -321,8 +321,10 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
 
     def _refresh_errors(self) -> None:
         series = self._series.get(self._active or "")
-        errors = finite_difference_error(series.x, series.values) if (
-            self._error_enabled and series is not None) else {}
+        if self._error_enabled and series is not None:
+            x, errors = series.x, finite_difference_error(series.x, series.values)
+        else:
+            x, errors = np.empty(0), {}  # no error curves: every item goes
         for k in [k for k in self._error_items if k not in errors]:
             self.errorPlot.removeItem(self._error_items.pop(k))
         for k, err in errors.items():
@@ -332,7 +334,7 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
                                        pen=pg.mkPen(order_colour(k), width=1.5 * self._scale))
                 self._error_items[k] = item
                 self.errorPlot.addItem(item)
-            item.setData(series.x, err, connect="finite")
+            item.setData(x, err, connect="finite")
 
     def _refresh_cursor(self) -> None:
         x = self._cursor_x

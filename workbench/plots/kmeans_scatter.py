@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
+from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
 from PySide6 import QtCore, QtGui
 from PySide6.QtCore import Qt, Signal
 
@@ -363,7 +364,7 @@ class KMeansScatter(pg.PlotWidget):
             self._draw_labels()
         self._draw_voronoi()
 
-    def _on_scene_clicked(self, ev) -> None:
+    def _on_scene_clicked(self, ev: MouseClickEvent) -> None:
         if ev.button() != Qt.MouseButton.LeftButton or ev.double():
             return
         pos = ev.scenePos()

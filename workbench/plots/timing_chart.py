@@ -341,8 +341,11 @@ class TimingChart(pg.GraphicsLayoutWidget):
 
     def sweep_data(self) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
         """(device, mode) -> (log10 size, log10 seconds) as drawn."""
-        return {k: tuple(np.asarray(a) for a in item.getData())
-                for k, item in self._sweep_items.items()}
+        data: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        for k, item in self._sweep_items.items():
+            x, y = item.getData()
+            data[k] = (np.asarray(x), np.asarray(y))
+        return data
 
     def _style_sweep_item(self, key: tuple[str, str], devices: list[str],
                           modes: list[str]) -> None:

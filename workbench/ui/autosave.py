@@ -244,7 +244,7 @@ class Autosave(QObject):
                 item = self._load(file)
                 if item is None:
                     continue
-                if item.path is not None and _same_as_disk(item):
+                if item.path is not None and _same_as_disk(item.path, item.text):
                     self.discard(item)
                     continue
                 found.append(item)
@@ -328,8 +328,8 @@ class Autosave(QObject):
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _same_as_disk(item: RecoveredBuffer) -> bool:
+def _same_as_disk(path: str, text: str) -> bool:
     try:
-        return read_source(item.path).text == item.text
+        return read_source(path).text == text
     except FileReadError:  # unreadable or gone: the autosave copy is what is left
         return False

@@ -90,7 +90,7 @@ class DocumentController(QObject):
     def open_last(self) -> bool:
         """The file open when the workbench last closed, if it is still there."""
         last = self.settings.last_file
-        return bool(last) and Path(last).is_file() and self._try_open(last)
+        return last is not None and Path(last).is_file() and self._try_open(last)
 
     def open_path(self, path: str | os.PathLike[str]) -> bool:
         """Open a file; it runs only through Run or live mode, never on its own."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from pygments.token import Comment, Punctuation, Text
 from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
@@ -353,7 +353,7 @@ class CodeEditor(QPlainTextEdit):
             last -= 1
         return start.blockNumber(), last
 
-    def _edit_lines(self, change, *, keep_selection: bool) -> None:
+    def _edit_lines(self, change: Callable[[str], str], *, keep_selection: bool) -> None:
         """Replace each selected line by change(line) in one undo step; keep the cursor sensible."""
         first, last = self._selected_blocks()
         cursor = self.textCursor()

@@ -16,6 +16,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from workbench.api import messages as p
+from workbench.api.curves import PointDerivatives
 from workbench.api.messages import reply_text
 from workbench.plots.heatmap import HessianHeatmap
 from workbench.ui.engine_bridge import EngineBridge
@@ -110,8 +111,8 @@ class HessianPane(QWidget):
         self.heatmap.set_scheme(scheme)
 
     def _on_hessian(self, reply: p.Reply) -> None:
-        if isinstance(reply, p.Result):
-            result = reply.value
+        result = p.result_value(reply, PointDerivatives)
+        if result is not None:
             n = len(result.point)
             self.heatmap.set_matrix(result.hessian)
             grad = ", ".join(fmt_number(float(g)) for g in result.gradient[:GRADIENT_SHOWN])

@@ -108,11 +108,11 @@ def char_format(style_name: str, ttype: _TokenType) -> QTextCharFormat | None:
     spec = get_style_by_name(style_name).style_for_token(ttype)
     fmt = QTextCharFormat()
     plain = True
-    if spec.get("color"):
-        fmt.setForeground(QColor("#" + spec["color"]))
+    if color := spec.get("color"):
+        fmt.setForeground(QColor("#" + color))
         plain = False
-    if spec.get("bgcolor"):
-        fmt.setBackground(QColor("#" + spec["bgcolor"]))
+    if bgcolor := spec.get("bgcolor"):
+        fmt.setBackground(QColor("#" + bgcolor))
         plain = False
     if spec.get("bold"):
         fmt.setFontWeight(QFont.Weight.Bold)

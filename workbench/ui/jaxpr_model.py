@@ -139,7 +139,7 @@ class JaxprTreeModel(QAbstractItemModel):
     def _node(self, index: Index) -> _Row | None:
         if not index.isValid():
             return self._root
-        return index.internalPointer()  # type: ignore[no-any-return]
+        return index.internalPointer()
 
     def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
         node = self._node(parent)

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from workbench.api import messages as p
 from workbench.api.choices import DEMO_INITS, DemoInit
-from workbench.api.kmeans import KMeansDemo
+from workbench.api.kmeans import KMeansDemo, KMeansRun
 from workbench.api.messages import reply_text
 from workbench.plots.export import KMeansFrame, export_kmeans_gif, run_frames
 from workbench.plots.kmeans_scatter import DistortionPlot, KMeansScatter
@@ -66,56 +66,77 @@ class KMeansPanel(Panel):
         self.distortion = DistortionPlot()
         self.scatter.sig_clicked.connect(self._on_clicked)
 
-        self.dataset = QComboBox(objectName="kmeansData")
+        self.dataset = QComboBox()
+        self.dataset.setObjectName("kmeansData")
         self.dataset.addItem("tutorial (800 points)", "tutorial")
         self.dataset.addItem("Gaussian blobs", "blobs")
         self.dataset.addItem("file ...", "file")
         self.dataset.currentIndexChanged.connect(self._on_dataset_changed)
-        self.n_points = QSpinBox(objectName="kmeansN", minimum=1, maximum=5_000_000, value=10000)
+        self.n_points = QSpinBox(minimum=1, maximum=5_000_000, value=10000)
+        self.n_points.setObjectName("kmeansN")
         self.n_points.setSingleStep(1000)
-        self.blob_k = QSpinBox(objectName="kmeansBlobK", minimum=1, maximum=64, value=5)
-        self.spread = QDoubleSpinBox(objectName="kmeansSpread", minimum=0.01, maximum=100.0,
-                                     value=1.0, singleStep=0.1)
-        self.seed = QSpinBox(objectName="kmeansSeed", minimum=0, maximum=2**31 - 1, value=0)
-        self.load_button = QPushButton("Load file ...", objectName="kmeansLoad")
+        self.blob_k = QSpinBox(minimum=1, maximum=64, value=5)
+        self.blob_k.setObjectName("kmeansBlobK")
+        self.spread = QDoubleSpinBox(minimum=0.01, maximum=100.0, value=1.0, singleStep=0.1)
+        self.spread.setObjectName("kmeansSpread")
+        self.seed = QSpinBox(minimum=0, maximum=2**31 - 1, value=0)
+        self.seed.setObjectName("kmeansSeed")
+        self.load_button = QPushButton("Load file ...")
+        self.load_button.setObjectName("kmeansLoad")
         self.load_button.clicked.connect(self._on_load_clicked)
-        self.init = QComboBox(objectName="kmeansInit")
+        self.init = QComboBox()
+        self.init.setObjectName("kmeansInit")
         for text, key in INITS:
             self.init.addItem(text, key)
         self.init.currentIndexChanged.connect(self._on_init_changed)
-        self.k = QSpinBox(objectName="kmeansK", minimum=1, maximum=254, value=4)
-        self.tol = QDoubleSpinBox(objectName="kmeansTol", decimals=8, minimum=-1.0, maximum=1e3,
-                                  value=1e-5, singleStep=1e-5)
-        self.max_iter = QSpinBox(objectName="kmeansMaxIter", minimum=0, maximum=10000, value=100)
-        self.voronoi = QCheckBox("Voronoi background", objectName="kmeansVoronoi")
+        self.k = QSpinBox(minimum=1, maximum=254, value=4)
+        self.k.setObjectName("kmeansK")
+        self.tol = QDoubleSpinBox(decimals=8, minimum=-1.0, maximum=1e3, value=1e-5,
+                                  singleStep=1e-5)
+        self.tol.setObjectName("kmeansTol")
+        self.max_iter = QSpinBox(minimum=0, maximum=10000, value=100)
+        self.max_iter.setObjectName("kmeansMaxIter")
+        self.voronoi = QCheckBox("Voronoi background")
+        self.voronoi.setObjectName("kmeansVoronoi")
         self.voronoi.toggled.connect(self.scatter.set_voronoi_visible)
 
-        self.run_button = QPushButton("Run", objectName="kmeansRun")
+        self.run_button = QPushButton("Run")
+        self.run_button.setObjectName("kmeansRun")
         self.run_button.clicked.connect(self.run)
-        self.play_button = QPushButton("Play", objectName="kmeansPlay", checkable=True)
+        self.play_button = QPushButton("Play")
+        self.play_button.setObjectName("kmeansPlay")
+        self.play_button.setCheckable(True)
         self.play_button.toggled.connect(self._on_play_toggled)
-        self.back_button = QPushButton("◀", objectName="kmeansBack")
+        self.back_button = QPushButton("◀")
+        self.back_button.setObjectName("kmeansBack")
         self.back_button.setToolTip("back one half-step")
         self.back_button.clicked.connect(lambda: self.set_position(self._position - 1))
-        self.assign_button = QPushButton("Assign", objectName="kmeansAssign")
+        self.assign_button = QPushButton("Assign")
+        self.assign_button.setObjectName("kmeansAssign")
         self.assign_button.setToolTip("half-step: give each point its nearest centroid")
         self.assign_button.clicked.connect(self.assign_step)
-        self.update_button = QPushButton("Update", objectName="kmeansUpdate")
+        self.update_button = QPushButton("Update")
+        self.update_button.setObjectName("kmeansUpdate")
         self.update_button.setToolTip("half-step: move each centroid to the mean of its points")
         self.update_button.clicked.connect(self.update_step)
-        self.step_button = QPushButton("Step", objectName="kmeansStep")
+        self.step_button = QPushButton("Step")
+        self.step_button.setObjectName("kmeansStep")
         self.step_button.setToolTip("one whole iteration: update, then assign")
         self.step_button.clicked.connect(self.step)
-        self.scrubber = QSlider(Qt.Orientation.Horizontal, objectName="kmeansScrubber")
+        self.scrubber = QSlider(Qt.Orientation.Horizontal)
+        self.scrubber.setObjectName("kmeansScrubber")
         self.scrubber.valueChanged.connect(self.set_position)
-        self.speed = QDoubleSpinBox(objectName="kmeansSpeed", minimum=0.2, maximum=60.0,
-                                    value=2.0, suffix=" steps/s")
+        self.speed = QDoubleSpinBox(minimum=0.2, maximum=60.0, value=2.0, suffix=" steps/s")
+        self.speed.setObjectName("kmeansSpeed")
         self.speed.valueChanged.connect(self._on_speed_changed)
-        self.export_button = QPushButton("Export GIF ...", objectName="kmeansExport")
+        self.export_button = QPushButton("Export GIF ...")
+        self.export_button.setObjectName("kmeansExport")
         self.export_button.clicked.connect(self._on_export_clicked)
-        self.status = QLabel("", objectName="kmeansStatus")
+        self.status = QLabel("")
+        self.status.setObjectName("kmeansStatus")
         self.status.setWordWrap(True)
-        self.message = QLabel("", objectName="kmeansMessage")
+        self.message = QLabel("")
+        self.message.setObjectName("kmeansMessage")
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #c0392b")
         self.message.hide()
@@ -225,7 +246,7 @@ class KMeansPanel(Panel):
 
     def frame_at(self, position: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
         """(labels, centroids, empty, caption) drawn at a half-step position."""
-        run = self.demo.run
+        run = self._shown_run()
         i, half = divmod(position, 2)
         labels = run.labels[i] if run.labels.shape[0] > i else run.labels[-1]
         if half == 0:
@@ -235,17 +256,23 @@ class KMeansPanel(Panel):
         return labels, run.centroids[i + 1], run.empty[i], (
             f"iteration {i}: centroids moved to the means of their points")
 
+    def _shown_run(self) -> KMeansRun:
+        if self.demo is None:
+            raise RuntimeError("no k-means run to show yet")
+        return self.demo.run
+
     def set_position(self, position: int) -> None:
         if self.demo is None:
             return
-        position = max(0, min(int(position), 2 * self.demo.run.iterations))
+        run = self.demo.run
+        position = max(0, min(int(position), 2 * run.iterations))
         if position == self._position:
             return
         self._position = position
         labels, centroids, empty, caption = self.frame_at(position)
         i = position // 2
         first = max(0, i + (position % 2) + 1 - TRAIL)
-        trails = list(self.demo.run.centroids[first: i + (position % 2)])
+        trails = list(run.centroids[first: i + (position % 2)])
         self.scatter.set_frame(labels, centroids[:, :2], [t[:, :2] for t in trails], empty)
         self.scatter.set_caption(caption)
         self.distortion.set_current(i)
@@ -268,7 +295,7 @@ class KMeansPanel(Panel):
             self.set_position(self._position + 1)
 
     def frames(self) -> list[KMeansFrame]:
-        return run_frames(self.demo.run)
+        return run_frames(self._shown_run())
 
     def export_gif(self, path: str) -> None:
         export_kmeans_gif(self.scatter, self.frames(), path)

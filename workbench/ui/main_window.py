@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -173,7 +174,8 @@ class MainWindow(QMainWindow):
         self.notice_text = QPlainTextEdit(readOnly=True)
         self.notice_text.setObjectName("engineNoticeText")
         self.notice_text.setMaximumHeight(90)
-        close = QToolButton(text="✕")
+        close = QToolButton()
+        close.setText("✕")
         close.setToolTip("dismiss")
         close.clicked.connect(self.dismiss_notices)
         nl = QHBoxLayout(self.notice_bar)
@@ -267,7 +269,8 @@ class MainWindow(QMainWindow):
         action = QAction(text, self)
         action.setObjectName(name)
         if shortcut is not None:
-            action.setShortcuts(shortcut if isinstance(shortcut, list) else [shortcut])
+            action.setShortcuts(shortcut if isinstance(shortcut, list)
+                                else [QKeySequence(shortcut)])
         if tip:
             action.setToolTip(tip)
             action.setStatusTip(tip)
@@ -289,12 +292,14 @@ class MainWindow(QMainWindow):
             "actionRestartEngine", "Restart engine", self.restart_engine, None,
             "restart the engine and load the editor source again",
         )
-        self.action_new = self._action("actionNew", "New", self.new_file, QKeySequence.New)
+        self.action_new = self._action("actionNew", "New", self.new_file,
+                                       QKeySequence.StandardKey.New)
         self.action_open = self._action("actionOpen", "Open...", self.document.open_dialog,
-                                        QKeySequence.Open)
-        self.action_save = self._action("actionSave", "Save", self.document.save, QKeySequence.Save)
+                                        QKeySequence.StandardKey.Open)
+        self.action_save = self._action("actionSave", "Save", self.document.save,
+                                        QKeySequence.StandardKey.Save)
         self.action_save_as = self._action("actionSaveAs", "Save As...", self.document.save_as,
-                                           QKeySequence.SaveAs)
+                                           QKeySequence.StandardKey.SaveAs)
         self.action_zoom_in = self._action(
             "actionZoomIn", "Presentation zoom in", self.zoom.zoom_in,
             [QKeySequence("Ctrl++"), QKeySequence("Ctrl+=")])
@@ -304,7 +309,9 @@ class MainWindow(QMainWindow):
             "actionZoomReset", "Normal size", self.zoom.reset, QKeySequence("Ctrl+0"))
         self.action_toggle_comment = self._action(
             "actionToggleComment", "Toggle comment", self.editor.toggle_comment)
-        esc = QShortcut(QKeySequence("Escape"), self.centralWidget())
+        central = self.centralWidget()
+        assert central is not None  # the splitter, set in _build_widgets
+        esc = QShortcut(QKeySequence("Escape"), central)
         esc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         esc.activated.connect(self.stop)
         toolbar = self.addToolBar("Engine")
@@ -329,7 +336,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.action_save)
         file_menu.addAction(self.action_save_as)
         file_menu.addSeparator()
-        file_menu.addAction("Quit", QKeySequence.Quit, self.close)
+        file_menu.addAction("Quit", QKeySequence.StandardKey.Quit, self.close)
         edit_menu = menu.addMenu("&Edit")
         edit_menu.addAction(self.action_toggle_comment)
         view_menu = menu.addMenu("&View")
@@ -392,7 +399,7 @@ class MainWindow(QMainWindow):
     def _rebuild_recent_menu(self) -> None:
         self.recent_menu.clear()
         for path in self.document.recent.paths():
-            self.recent_menu.addAction(path, lambda p=path: self.open_path(p))
+            self.recent_menu.addAction(path, partial(self.open_path, path))
         self.recent_menu.setEnabled(not self.recent_menu.isEmpty())
 
     # ------------------------------------------------------------------ engine

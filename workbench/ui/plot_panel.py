@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -367,8 +368,7 @@ class FunctionPlotPanel(Panel):
         lo, hi = self._range
         request = p.SampleCurves(name=name, order=self.order(), lo=lo, hi=hi,
                                  points=self.points(), params=dict(st.params) or None)
-        self.engine.request(request, lambda reply, n=name: self._on_curves(n, reply),
-                            key=f"curves:{name}")
+        self.engine.request(request, partial(self._on_curves, name), key=f"curves:{name}")
 
     def _on_curves(self, name: str, reply: p.Reply) -> None:
         st = self._plotted.get(name)

@@ -81,9 +81,12 @@ class Settings:
     @property
     def zoom(self) -> float:
         """Presentation zoom factor (1.0 is normal)."""
+        raw = self.qsettings.value("appearance/zoom", 1.0)
+        if not isinstance(raw, str | int | float):
+            return 1.0
         try:
-            value = float(self.qsettings.value("appearance/zoom", 1.0))
-        except (TypeError, ValueError):
+            value = float(raw)
+        except ValueError:
             return 1.0
         return value if 0.1 <= value <= 10 else 1.0
 

@@ -23,7 +23,7 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import cast
+from typing import TypedDict, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -101,10 +101,20 @@ TIPS = {
 }
 
 
+class TimingConfigFields(TypedDict, total=False):
+    """``TimingPanel.set_config``'s dict form: any of the ``timing.TimingConfig`` fields."""
+
+    min_batch_s: float
+    repeats: int
+    max_measure_s: float
+    max_loops: int
+    dispatch_samples: int
+
+
 def _cell_text(value: float | int | str | bool, kind: str) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return "—"
-    if kind == "s":
+    if kind == "s" and isinstance(value, int | float):
         return format_seconds(value)
     if kind == "x":
         return f"{value:.2f}×"
@@ -274,7 +284,7 @@ class TimingPanel(Panel):
             self.args_edit.setText(args)
         self._auto_args = args or self._auto_args
 
-    def set_config(self, config: TimingConfig | Mapping[str, float] | None) -> None:
+    def set_config(self, config: TimingConfig | TimingConfigFields | None) -> None:
         """A custom measurement budget (``timing.TimingConfig`` fields); None: the chosen preset."""
         if isinstance(config, Mapping):
             config = TimingConfig(**config)
@@ -379,8 +389,11 @@ class TimingPanel(Panel):
         """The table's figures as numbers (the UserRole data of each cell), row by row."""
         out = []
         for r in range(self.table.rowCount()):
-            out.append({key: self.table.item(r, c).data(Qt.ItemDataRole.UserRole)
-                        for c, (_h, key, _k) in enumerate(COLUMNS)})
+            row: dict[str, object] = {}
+            for c, (_h, key, _k) in enumerate(COLUMNS):
+                item = self.table.item(r, c)
+                row[key] = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+            out.append(row)
         return out
 
     def export_json(self, path: str | Path) -> Path:
