@@ -66,6 +66,7 @@ class Session(QObject):
     def set_functions(self, functions: tuple[FunctionInfo, ...]) -> None:
         self.functions = tuple(functions)
         self.loads += 1
+        self.trace_is_current = False  # a new source: the last trace is of the old one
         self.sig_functions_changed.emit(self.functions)
 
     def set_call(self, call: Call) -> None:
