@@ -1,4 +1,4 @@
-"""Regression test for the PySide6 6.12.0 / CPython 3.11 None-refcount bug (DESIGN.md).
+"""Regression test for the PySide6 6.12.0 / CPython 3.11 None-refcount bug (docs/architecture.md).
 
 That build drops a reference to None on every void Qt call; after enough calls
 CPython aborts with ``Fatal Python error: none_dealloc``. pyproject.toml excludes

@@ -1,6 +1,6 @@
 """Lower a user function to StableHLO, compile it, and read XLA's cost and memory estimates.
 
-Lowering takes milliseconds and compiling tens of milliseconds (DESIGN.md), so
+Lowering takes milliseconds and compiling tens of milliseconds (docs/architecture.md), so
 this sits behind a tab or a debounce, never on every keystroke. Backends differ
 in what they report: ``cost_analysis`` may give a dict, a list of dicts or
 nothing, and memory sizes may be missing; absent figures are None, never errors.
