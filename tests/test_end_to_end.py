@@ -74,7 +74,11 @@ def test_workbench_window_is_drawn(qtbot, xserver, tmp_path):
             shots.append(_screenshot(xserver))
             return _drawn(shots[-1])
 
-        qtbot.waitUntil(drawn, timeout=30000)
+        try:
+            qtbot.waitUntil(drawn, timeout=30000)
+        except qtbot.TimeoutError:
+            app.kill()
+            pytest.fail(f"the window was not drawn in 30 s; its output:\n{app.communicate()[0]}")
         shots[-1].save(tmp_path / "workbench.png")
         assert shots[-1].size == (1280, 800)
         app.send_signal(signal.SIGINT)

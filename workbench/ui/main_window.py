@@ -79,17 +79,17 @@ class EngineStatus(QLabel):
 
 
 class _FirstPaint(QObject):
-    """Calls back once, after the window's first frame is painted."""
+    """Starts ``timer`` once, after ``target``'s first frame is painted."""
 
-    def __init__(self, target: QWidget, callback: Callable[[], None]):
+    def __init__(self, target: QWidget, timer: QTimer):
         super().__init__(target)
-        self._callback = callback
+        self._timer = timer
         target.installEventFilter(self)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.Paint:
             obj.removeEventFilter(self)
-            QTimer.singleShot(0, self._callback)
+            self._timer.start()  # owned by the window: it cannot fire after the window is gone
         return False
 
 
@@ -157,7 +157,9 @@ class MainWindow(QMainWindow):
         self.engine.start()
         if console:
             self._connect_console()
-        self._first_paint = _FirstPaint(self, self.build_panels)
+        self._panels_timer = QTimer(self, singleShot=True, interval=0)
+        self._panels_timer.timeout.connect(self.build_panels)
+        self._first_paint = _FirstPaint(self, self._panels_timer)
 
     # ------------------------------------------------------------------ building
 

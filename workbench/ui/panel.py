@@ -22,7 +22,8 @@ class Panel(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._deferred: dict[str, Callable[[], None]] = {}
-        self._flush_scheduled = False
+        self._flush_timer = QTimer(self, singleShot=True, interval=0)  # dies with the panel
+        self._flush_timer.timeout.connect(self._flush)
 
     def set_presentation_scale(self, factor: float) -> None:
         """Fonts, line widths and markers for a projector: 1.0 is the normal size."""
@@ -35,9 +36,8 @@ class Panel(QWidget):
     def when_shown(self, key: str, work: Callable[[], None]) -> None:
         """Run ``work`` when the event loop next turns, or when the panel is next shown."""
         self._deferred[key] = work
-        if self.isVisible() and not self._flush_scheduled:
-            self._flush_scheduled = True
-            QTimer.singleShot(0, self._flush)
+        if self.isVisible() and not self._flush_timer.isActive():
+            self._flush_timer.start()
 
     def has_deferred_work(self) -> bool:
         return bool(self._deferred)
@@ -47,7 +47,7 @@ class Panel(QWidget):
         self._flush()
 
     def _flush(self) -> None:
-        self._flush_scheduled = False
+        self._flush_timer.stop()
         if not self.isVisible():
             return  # the next showEvent runs it
         deferred, self._deferred = self._deferred, {}
