@@ -21,9 +21,14 @@ pytestmark = pytest.mark.skipif(XVFB is None, reason="Xvfb is not installed (apt
 @pytest.fixture
 def xserver(tmp_path):
     read_fd, write_fd = os.pipe()
+    log = open(tmp_path / "xvfb.log", "w")  # noqa: SIM115 (closed at teardown)
+    # -noreset: an X server resets when its last client leaves, and refuses connections
+    # meanwhile; each screenshot is a client that leaves, so without it the window's own
+    # connection can land in a reset ("could not connect to display").
     proc = subprocess.Popen(
-        [XVFB, "-displayfd", str(write_fd), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [XVFB, "-displayfd", str(write_fd), "-screen", "0", "1280x800x24", "-nolisten", "tcp",
+         "-noreset"],
+        pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=log,
     )
     os.close(write_fd)
     with os.fdopen(read_fd) as fh:
@@ -34,6 +39,7 @@ def xserver(tmp_path):
     yield f":{display}"
     proc.terminate()
     proc.wait(timeout=10)
+    log.close()
 
 
 def _screenshot(display: str):
@@ -78,7 +84,9 @@ def test_workbench_window_is_drawn(qtbot, xserver, tmp_path):
             qtbot.waitUntil(drawn, timeout=30000)
         except qtbot.TimeoutError:
             app.kill()
-            pytest.fail(f"the window was not drawn in 30 s; its output:\n{app.communicate()[0]}")
+            xvfb = (tmp_path / "xvfb.log").read_text()
+            pytest.fail(f"the window was not drawn in 30 s; its output:\n{app.communicate()[0]}"
+                        f"\nXvfb said:\n{xvfb}")
         shots[-1].save(tmp_path / "workbench.png")
         assert shots[-1].size == (1280, 800)
         app.send_signal(signal.SIGINT)
