@@ -24,9 +24,15 @@ MALLOC_TUNING: Mapping[str, str] = {
 }
 
 
+# ipykernel starts debugpy, which warns about frozen modules into the user's console
+# in the middle of their output; the kernel has no use for that validation.
+QUIET_DEBUGGER: Mapping[str, str] = {"PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+
+
 def engine_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``base`` (default: this process's environment) with the malloc tuning, unless set."""
+    """``base`` (default: this process's environment) with the malloc tuning and a quiet
+    debugger, unless set."""
     env = dict(os.environ if base is None else base)
-    for key, value in MALLOC_TUNING.items():
+    for key, value in {**MALLOC_TUNING, **QUIET_DEBUGGER}.items():
         env.setdefault(key, value)
     return env

@@ -22,6 +22,7 @@ class ConsolePanel(QWidget):
         self._layout.addWidget(self._placeholder)
         self.widget = None
         self.kernel_client = None
+        self._scheme = "light"
 
     def connect_kernel(self, connection_file: str) -> None:
         """Attach a console client to the kernel described by ``connection_file``."""
@@ -49,6 +50,30 @@ class ConsolePanel(QWidget):
         self._layout.addWidget(widget)
         self.widget = widget
         self.kernel_client = client
+        self.set_scheme(self._scheme)
+
+    def set_scheme(self, scheme: str) -> None:
+        """Follow the window's light or dark scheme (qtconsole's own style sheets)."""
+        self._scheme = scheme
+        if self.widget is None:
+            return
+        from qtconsole import styles
+
+        dark = scheme == "dark"
+        self.widget.style_sheet = (styles.default_dark_style_sheet if dark
+                                   else styles.default_light_style_sheet)
+        self.widget.syntax_style = (styles.default_dark_syntax_style if dark
+                                    else styles.default_light_syntax_style)
+        self.widget._syntax_style_changed()
+        self.widget._style_sheet_changed()
+
+    def scheme(self) -> str:
+        return self._scheme
+
+    def announce(self, text: str) -> None:
+        """A line from the workbench in the console's output (a restart, say), not from code."""
+        if self.widget is not None:
+            self.widget._append_plain_text(f"\n[workbench] {text}\n", before_prompt=True)
 
     def execute(self, code: str) -> None:
         if self.widget is not None:

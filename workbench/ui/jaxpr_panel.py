@@ -146,14 +146,22 @@ class JaxprPanel(QWidget):
         self.tabs.addTab(self.text, "Text")
         self.tabs.addTab(hlo_page, "HLO")
         self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.stale_banner = QLabel("")
+        self.stale_banner.setObjectName("jaxprStale")
+        self.stale_banner.setWordWrap(True)
+        self.stale_banner.setStyleSheet(
+            "QLabel#jaxprStale { background: #fdecc8; color: #5a3b00; padding: 4px; }")
+        self.stale_banner.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.stale_banner)
         layout.addWidget(self.tabs)
 
     # ------------------------------------------------------------------ content
 
     def show_trace(self, result: TraceResult) -> None:
         """Show a ``TraceResult``; the HLO is fetched again only when its tab is shown."""
+        self.set_stale(None)
         self._trace = result
         self.model.set_tree(result.jaxpr)
         self.text.setPlainText(result.text)
@@ -165,7 +173,23 @@ class JaxprPanel(QWidget):
         if self.tabs.currentIndex() == 2:
             self._request_hlo()
 
+    def set_stale(self, text: str | None) -> None:
+        """Grey the views under a banner saying what they show instead (None: current again)."""
+        stale = text is not None
+        self.stale_banner.setText(text or "")
+        self.stale_banner.setVisible(stale)
+        for view in (self.tree, self.text, self.hlo, self.stats_label):
+            view.setEnabled(not stale)
+
+    def is_stale(self) -> bool:
+        return not self.stale_banner.isHidden()
+
+    def trace(self) -> TraceResult | None:
+        """The trace the views show (current or, under the banner, the last good one)."""
+        return self._trace
+
     def clear(self, message: str = "") -> None:
+        self.set_stale(None)
         self._trace = None
         self.model.set_tree(None)
         self.text.setPlainText(message)

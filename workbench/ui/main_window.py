@@ -10,13 +10,22 @@ pyqtgraph's import does not delay it) follow the session.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QDesktopServices,
+    QGuiApplication,
+    QKeySequence,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -40,6 +49,7 @@ from workbench.api.devices import DeviceReport
 from workbench.api.jaxpr import TraceResult
 from workbench.api.lowering import LoweringResult
 from workbench.api.messages import Output
+from workbench.api.timing import TimingReport
 from workbench.examples import Example, bundled_examples
 from workbench.ui.autosave import Autosave
 from workbench.ui.call_controls import CallControls
@@ -49,9 +59,10 @@ from workbench.ui.editor import CodeEditor
 from workbench.ui.engine_bridge import EngineBridge
 from workbench.ui.jaxpr_panel import JaxprPanel
 from workbench.ui.panel import Panel
+from workbench.ui.presentation import AppFontZoom
 from workbench.ui.session import Session
 from workbench.ui.settings import Settings
-from workbench.ui.theme import PresentationZoom, ThemeWatcher, apply_scheme
+from workbench.ui.theme import PREFERENCES, PresentationZoom, ThemeWatcher, apply_scheme
 from workbench.ui.trace_controller import LIVE_DELAY_MS, TraceController
 
 if TYPE_CHECKING:
@@ -60,6 +71,9 @@ if TYPE_CHECKING:
     from workbench.ui.timing_panel import TimingPanel
 
 Shortcut = QKeySequence | QKeySequence.StandardKey | list[QKeySequence]
+PRESENTATION_FACTOR = 1.5
+BOTTOM_SHARE = 0.36  # of the height, for the console and panel tabs at the default layout
+EDITOR_MIN_LINES = 10
 PANEL_DOCKS = (("Plot", "plotDock"), ("Timing", "timingDock"), ("K-means", "kmeansDock"))
 
 
@@ -119,7 +133,11 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.settings = settings or Settings()
         self._notices: list[str] = []
+        self._last_notice_kind = ""
+        self._timed_at = 0  # session.loads when the shown timing report was measured
         self.zoom = PresentationZoom(self.settings.zoom, self)
+        self.app_zoom = AppFontZoom(self.zoom, self)
+        self._zoom_before_presentation = 1.0
         self.theme = ThemeWatcher(self.settings.theme, self)
         self.engine = engine or EngineBridge(self)
         self.session = Session(self.engine, self)
@@ -143,17 +161,21 @@ class MainWindow(QMainWindow):
         self._rebuild_recent_menu()
         self.editor.textChanged.connect(self._on_text_changed)
 
+        self._default_state = self.saveState()
         geometry = self.settings.geometry
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:
-            self.resize(1280, 800)
+            self.resize(_default_size())
         state = self.settings.dock_state
-        if state is not None:
-            self.restoreState(state)
+        if state is None or not self.restoreState(state):
+            self.reset_layout()
 
         self._open_initial(path)
         self.document.start()
+        self._update_editor_minimum()
+        self.theme.sig_scheme_changed.connect(self.console_panel.set_scheme)
+        self.console_panel.set_scheme(self.theme.scheme)
         self.engine.start()
         if console:
             self._connect_console()
@@ -168,7 +190,10 @@ class MainWindow(QMainWindow):
         self.controls = CallControls()
         self.messages = QTextBrowser()
         self.messages.setObjectName("messages")
-        self.messages.setOpenExternalLinks(True)
+        self.messages.setOpenExternalLinks(False)
+        self.messages.setOpenLinks(False)
+        self.messages.anchorClicked.connect(self._on_message_link)
+        self._failure_html = ("", "")  # (summary, JAX's own message) of the error shown
         self.messages.setMaximumHeight(110)
         self.messages.hide()
         self.notice_bar = QWidget()
@@ -264,9 +289,19 @@ class MainWindow(QMainWindow):
             panel.set_scheme(self.theme.scheme)
             if self.zoom.factor != 1.0:
                 panel.set_presentation_scale(self.zoom.factor)
+        self.timing_panel.sig_report_shown.connect(self._on_timing_report)
+        self.session.sig_functions_changed.connect(
+            lambda _functions: self._set_panels_stale(source_failed=False))
+        if self.session.source_failure is not None:
+            self._set_panels_stale(source_failed=True)
         self.sig_panels_built.emit()
 
-    def _action(self, name: str, text: str, slot: Callable[[], object],
+    def _on_timing_report(self, _report: TimingReport) -> None:
+        self._timed_at = self.session.loads
+        if self.timing_panel is not None:
+            self.timing_panel.set_stale(None)
+
+    def _action(self, name: str, text: str, slot: Callable[..., object],
                 shortcut: Shortcut | None = None, tip: str = "") -> QAction:
         action = QAction(text, self)
         action.setObjectName(name)
@@ -287,8 +322,8 @@ class MainWindow(QMainWindow):
             "run the editor source and trace the chosen function (Ctrl+Enter)",
         )
         self.action_stop = self._action(
-            "actionStop", "Stop", self.stop, None,
-            "stop what the engine runs (Esc in the editor)",
+            "actionStop", "Stop\tEsc", self.stop, None,
+            "stop what the engine runs (Esc)",
         )
         self.action_restart = self._action(
             "actionRestartEngine", "Restart engine", self.restart_engine, None,
@@ -311,6 +346,20 @@ class MainWindow(QMainWindow):
             "actionZoomReset", "Normal size", self.zoom.reset, QKeySequence("Ctrl+0"))
         self.action_toggle_comment = self._action(
             "actionToggleComment", "Toggle comment", self.editor.toggle_comment)
+        self.action_presentation = self._action(
+            "actionPresentation", "Presentation mode", self.set_presentation,
+            QKeySequence("F5"),
+            f"everything {PRESENTATION_FACTOR:g}× larger for a projector: menus, dialogs, "
+            "plots (F5)")
+        self.action_presentation.setCheckable(True)
+        self.action_full_screen = self._action(
+            "actionFullScreen", "Full screen", self.set_full_screen,
+            QKeySequence(QKeySequence.StandardKey.FullScreen),
+            "use the whole screen (F11)")
+        self.action_full_screen.setCheckable(True)
+        self.action_reset_layout = self._action(
+            "actionResetLayout", "Reset layout", self.reset_layout, None,
+            "editor and jaxpr on top, console and panels as tabs below")
         central = self.centralWidget()
         assert central is not None  # the splitter, set in _build_widgets
         esc = QShortcut(QKeySequence("Escape"), central)
@@ -342,11 +391,22 @@ class MainWindow(QMainWindow):
         edit_menu = menu.addMenu("&Edit")
         edit_menu.addAction(self.action_toggle_comment)
         view_menu = menu.addMenu("&View")
+        view_menu.addAction(self.action_presentation)
+        view_menu.addAction(self.action_full_screen)
         for action in (self.action_zoom_in, self.action_zoom_out, self.action_zoom_reset):
             view_menu.addAction(action)
         theme_menu = view_menu.addMenu("Theme")
-        for pref in ("system", "light", "dark"):
-            theme_menu.addAction(pref, lambda p=pref: self.set_theme(p))
+        theme_menu.setObjectName("themeMenu")
+        self.theme_actions = QActionGroup(self)
+        for pref in PREFERENCES:
+            action = theme_menu.addAction(pref)
+            action.setObjectName(f"theme_{pref}")
+            action.setCheckable(True)
+            action.setChecked(pref == self.theme.preference)
+            action.triggered.connect(partial(self.set_theme, pref))
+            self.theme_actions.addAction(action)
+        view_menu.addSeparator()
+        view_menu.addAction(self.action_reset_layout)
         view_menu.addAction(self.console_dock.toggleViewAction())
         for dock in self.panel_docks:
             view_menu.addAction(dock.toggleViewAction())
@@ -432,6 +492,7 @@ class MainWindow(QMainWindow):
         self.editor.clear_error_marks()
         self.messages.hide()
         self.jaxpr.show_trace(result)
+        self._set_panels_stale(source_failed=False)
         self.jaxpr.set_cursor_line(self.editor.current_line)
         self.sig_traced.emit(result)
 
@@ -441,23 +502,78 @@ class MainWindow(QMainWindow):
         self.messages.hide()
 
     def _show_failure(self, reply: p.Reply) -> None:
+        if isinstance(reply, p.Cancelled):
+            self.statusBar().showMessage(f"cancelled: {reply.reason}", 4000)
+            return
+        if isinstance(reply, p.EngineFailure) and _is_crash(reply.message):
+            return  # the crash notice says it once, with the fault text and the line
+        self._mark_views_stale(reply)
         if isinstance(reply, p.UserCodeFailure):
             ex = reply.explanation
             same_file = ex.file is None or os.path.basename(ex.file) == os.path.basename(
                 self.filename())
             if ex.line and same_file:
                 self.editor.set_error_marks([(ex.line, ex.title, ex.hint)])
-            link = f' <a href="{ex.doc_url}">JAX docs</a>' if ex.doc_url else ""
             where = f"line {ex.line}: " if ex.line else ""
-            self.show_message(
-                f"<b>{_html(where + ex.title)}</b><br>{_html(ex.hint)}{link}", rich=True)
+            parts = [f"<b>{_html(where + ex.title)}</b>"]
+            specifics = getattr(ex, "specifics", "")
+            if specifics:
+                parts.append(f"<i>{_html(specifics)}</i>")
+            hint = _html(ex.hint)
+            if ex.doc_url:
+                hint += f' <a href="{_html(ex.doc_url)}">JAX docs</a>'
+            parts.append(hint)
+            summary = "<br>".join(parts)
+            self._failure_html = (summary, ex.message)
+            self._show_failure_html(expanded=False)
             self.sig_error_shown.emit(ex)
-        elif isinstance(reply, p.Cancelled):
-            self.statusBar().showMessage(f"cancelled: {reply.reason}", 4000)
         else:
             message = p.reply_text(reply)
+            self._failure_html = ("", "")
             self.show_message(message)
             self.sig_error_shown.emit(message)
+
+    def _show_failure_html(self, expanded: bool) -> None:
+        summary, original = self._failure_html
+        if original:
+            if expanded:
+                summary += ('<br><a href="wb:less">hide JAX\'s message</a>'
+                            f"<pre>{_html(original)}</pre>")
+            else:
+                summary += '<br><a href="wb:more">show JAX\'s message</a>'
+        self.show_message(summary, rich=True)
+
+    def _on_message_link(self, url: QUrl) -> None:
+        if url.scheme() == "wb":
+            self._show_failure_html(expanded=url.path() == "more")
+        else:
+            QDesktopServices.openUrl(url)
+
+    def _mark_views_stale(self, reply: p.Reply) -> None:
+        """After a failure no view may pass off an older result as the current one."""
+        why = p.reply_text(reply).splitlines()[0]
+        shown = self.jaxpr.trace()
+        if shown is None:
+            self.jaxpr.clear(f"this call failed: {why}")
+        else:
+            self.jaxpr.set_stale(f"last good: {describe_call(shown)} — this call failed: {why}")
+        self._set_panels_stale(source_failed=self.session.source_failure is not None)
+
+    def _set_panels_stale(self, *, source_failed: bool) -> None:
+        if self.plot_panel is None or self.timing_panel is None:
+            return
+        text = ("the editor's code does not run now: this shows the last code that ran"
+                if source_failed else None)
+        self.plot_panel.set_stale(text)
+        report = self.timing_panel.report
+        if source_failed and report is not None:
+            self.timing_panel.set_stale(text)
+        elif report is not None and report.function and self.session.loads > self._timed_at:
+            self.timing_panel.set_stale(
+                f"measured {describe_report(report)} before the code last changed: "
+                "press Measure to measure the current code")
+        else:
+            self.timing_panel.set_stale(None)
 
     def show_message(self, text: str, rich: bool = False) -> None:
         if rich:
@@ -483,15 +599,38 @@ class MainWindow(QMainWindow):
             f"jax {report.jax_version}, default backend {report.default_backend}")
 
     def _on_engine_notice(self, notice: Notice) -> None:
-        """Crash, restart and stop notices pile up (a crash, then "restarted") in their own
-        bar, apart from code errors, until the user closes it or types again."""
+        """Crash, restart and stop notices go in their own bar, apart from code errors, one
+        entry per event: the restart that follows a crash completes the crash's entry."""
         text = notice.message
         if notice.fault:
             text += "\n" + notice.fault.strip()[:1500]
-        self._notices = [*self._notices[-2:], text]
+        if notice.kind == "restarted" and self._notices and self._last_notice_kind == "crashed":
+            head, _, fault = self._notices[-1].partition("\n")
+            self._notices[-1] = f"{head}; {notice.message}" + (f"\n{fault}" if fault else "")
+        else:
+            self._notices = [*self._notices[-2:], text]
+            self.statusBar().showMessage(notice.message, 8000)
+        self._last_notice_kind = notice.kind
         self.notice_text.setPlainText("\n\n".join(self._notices))
         self.notice_bar.show()
-        self.statusBar().showMessage(notice.message, 8000)
+        if notice.kind in ("crashed", "dead"):
+            self._mark_crash_line(notice.fault)
+        if notice.kind in ("restarted", "reload-failed"):
+            reloaded = "reloaded" in notice.message and notice.kind == "restarted"
+            self.console_panel.announce(
+                "engine restarted: names defined in the console are gone; the editor source "
+                + ("was reloaded" if reloaded else "could not be loaded again"))
+
+    def _mark_crash_line(self, fault: str) -> None:
+        """Mark and show the editor line the engine's last words name (faulthandler's text)."""
+        name = os.path.basename(self.filename())
+        lines = [int(m.group(2)) for m in _FAULT_LINE.finditer(fault)
+                 if os.path.basename(m.group(1)) == name]
+        if lines:
+            line = lines[0]  # faulthandler lists the innermost frame first
+            self.editor.set_error_marks([(line, "the engine crashed here",
+                                          "the process running your code died on this line")])
+            self.editor.go_to_line(line)
 
     def dismiss_notices(self) -> None:
         self._notices = []
@@ -524,6 +663,7 @@ class MainWindow(QMainWindow):
 
     def _on_zoom(self, factor: float) -> None:
         self.settings.zoom = factor
+        self._update_editor_minimum()
         font = self.jaxpr.tree.font()
         font.setPointSizeF(10 * factor)
         for widget in (self.jaxpr.tree, self.jaxpr.text, self.jaxpr.hlo):
@@ -531,12 +671,49 @@ class MainWindow(QMainWindow):
         self.console_panel.set_font_points(10 * factor)
 
     def set_theme(self, preference: str) -> None:
+        for action in self.theme_actions.actions():
+            action.setChecked(action.objectName() == f"theme_{preference}")
         self.settings.theme = preference
         self.theme.set_preference(preference)
         app = QApplication.instance()
         if isinstance(app, QApplication):
             apply_scheme(app, preference)
         self.editor.set_theme(None)
+
+    # ------------------------------------------------------------------ presentation, layout
+
+    def set_presentation(self, on: bool) -> None:
+        """Every widget, menu, dialog, tooltip and plot larger by one factor, or back."""
+        self.action_presentation.setChecked(on)
+        if on and self.zoom.factor < PRESENTATION_FACTOR:
+            self._zoom_before_presentation = self.zoom.factor
+            self.zoom.set_factor(PRESENTATION_FACTOR)
+        elif not on:
+            self.zoom.set_factor(self._zoom_before_presentation)
+
+    def set_full_screen(self, on: bool) -> None:
+        self.action_full_screen.setChecked(on)
+        if on:
+            self.showFullScreen()
+        else:
+            self.showNormal()
+
+    def reset_layout(self) -> None:
+        """Editor and jaxpr on top (most of the height), console and panels as tabs below."""
+        self.restoreState(self._default_state)
+        for dock in (self.console_dock, *self.panel_docks):
+            dock.setFloating(False)
+        if not self.console_dock.isHidden() or self.console_panel.widget is not None:
+            self.console_dock.show()
+        height = max(self.height(), 400)
+        self.resizeDocks([self.console_dock], [int(height * BOTTOM_SHARE)],
+                         Qt.Orientation.Vertical)
+        self.console_dock.raise_()
+
+    def _update_editor_minimum(self) -> None:
+        """Notices and messages never squeeze the editor below ten visible lines."""
+        lines = self.editor.fontMetrics().lineSpacing() * EDITOR_MIN_LINES
+        self.editor.setMinimumHeight(lines + 2 * self.editor.frameWidth() + 8)
 
     # ------------------------------------------------------------------ closing
 
@@ -550,12 +727,43 @@ class MainWindow(QMainWindow):
         self.settings.qsettings.sync()
         self.console_panel.shutdown()
         self.engine.close()
+        self.app_zoom.restore()
         super().closeEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.PaletteChange:
             self.editor.set_theme(None)
         super().changeEvent(event)
+
+
+_FAULT_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _is_crash(message: str) -> bool:
+    """An engine failure that a crash notice reports (the kernel died or was restarted)."""
+    return message.startswith(("the engine died", "engine restarted"))
+
+
+def describe_call(result: TraceResult) -> str:
+    """``jit(grad(f))(f32[1000])``: the call a trace belongs to, as a student writes it."""
+    name = result.function
+    for transform in result.transforms:
+        name = f"{transform}({name})"
+    return f"{name}({', '.join(result.args)})"
+
+
+def describe_report(report: TimingReport) -> str:
+    return f"{report.function}({', '.join(report.args)})"
+
+
+def _default_size() -> QSize:
+    """Most of the screen on first start (a projector's 1024x768 included), at least 1024x700."""
+    screen = QGuiApplication.primaryScreen()
+    if screen is None:
+        return QSize(1280, 860)
+    area = screen.availableGeometry()
+    return QSize(max(1024, min(int(area.width() * 0.9), 1600)),
+                 max(700, min(int(area.height() * 0.9), 1000)))
 
 
 def _html(text: str) -> str:

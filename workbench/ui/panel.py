@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QBoxLayout, QLabel, QWidget
 
 
 class Panel(QWidget):
@@ -24,6 +24,7 @@ class Panel(QWidget):
         self._deferred: dict[str, Callable[[], None]] = {}
         self._flush_timer = QTimer(self, singleShot=True, interval=0)  # dies with the panel
         self._flush_timer.timeout.connect(self._flush)
+        self._stale: QLabel | None = None
 
     def set_presentation_scale(self, factor: float) -> None:
         """Fonts, line widths and markers for a projector: 1.0 is the normal size."""
@@ -38,6 +39,27 @@ class Panel(QWidget):
         self._deferred[key] = work
         if self.isVisible() and not self._flush_timer.isActive():
             self._flush_timer.start()
+
+    def set_stale(self, text: str | None) -> None:
+        """A banner over the panel saying what it shows is not current (None: it is again)."""
+        if self._stale is None:
+            if text is None:
+                return
+            self._stale = QLabel()
+            self._stale.setObjectName("staleBanner")
+            self._stale.setWordWrap(True)
+            self._stale.setStyleSheet(
+                "QLabel#staleBanner { background: #fdecc8; color: #5a3b00; padding: 4px; }")
+            layout = self.layout()
+            if isinstance(layout, QBoxLayout):
+                layout.insertWidget(0, self._stale)
+        self._stale.setText(text or "")
+        self._stale.setVisible(text is not None)
+
+    def stale_text(self) -> str | None:
+        """The banner's text while the panel shows something not current, else None."""
+        return self._stale.text() if self._stale is not None and not self._stale.isHidden() \
+            else None
 
     def has_deferred_work(self) -> bool:
         return bool(self._deferred)

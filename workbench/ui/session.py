@@ -41,6 +41,9 @@ class Session(QObject):
     """The current call was traced (a ``TraceResult``)."""
     sig_trace_failed = Signal(object)
     """Tracing the current call failed (the engine's ``Reply``); ``trace`` is now stale."""
+    sig_source_failed = Signal(object)
+    """The editor's source did not run (the engine's ``Reply``); the engine keeps the last
+    source that ran, so what panels show comes from that one."""
     sig_engine_state_changed = Signal(str)
     """The engine's lifecycle state: starting, idle, busy, interrupting, restarting, dead."""
 
@@ -51,6 +54,7 @@ class Session(QObject):
         self.call: Call | None = None
         self.trace: TraceResult | None = None
         self.trace_is_current = False
+        self.source_failure: Reply | None = None  # why the editor's source did not run
         self.loads = 0  # sources loaded so far: samples older than the last load are stale
         self.engine_state = engine.state
         engine.sig_state_changed.connect(self._on_engine_state)
@@ -65,6 +69,7 @@ class Session(QObject):
 
     def set_functions(self, functions: tuple[FunctionInfo, ...]) -> None:
         self.functions = tuple(functions)
+        self.source_failure = None
         self.loads += 1
         self.trace_is_current = False  # a new source: the last trace is of the old one
         self.sig_functions_changed.emit(self.functions)
@@ -83,6 +88,11 @@ class Session(QObject):
     def set_trace_failure(self, reply: Reply) -> None:
         self.trace_is_current = False
         self.sig_trace_failed.emit(reply)
+
+    def set_source_failure(self, reply: Reply) -> None:
+        self.source_failure = reply
+        self.trace_is_current = False
+        self.sig_source_failed.emit(reply)
 
     def _on_engine_state(self, state: str) -> None:
         self.engine_state = state

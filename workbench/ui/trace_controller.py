@@ -104,6 +104,8 @@ class TraceController(QObject):
     def _on_loaded(self, reply: p.Reply, sent: p.Trace | None) -> None:
         loaded = p.result_value(reply, p.Functions)
         if loaded is None:
+            if not isinstance(reply, p.Cancelled):
+                self.session.set_source_failure(reply)
             self._fail(reply)
             return
         self.controls.set_functions(loaded.functions)
