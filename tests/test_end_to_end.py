@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -97,3 +98,27 @@ def test_workbench_window_is_drawn(qtbot, xserver, tmp_path):
             app.wait()
     out = app.stdout.read()
     assert "Traceback" not in out, out
+
+
+XDOTOOL = shutil.which("xdotool")
+
+
+@pytest.mark.skipif(XDOTOOL is None, reason="xdotool is not installed (apt-get install xdotool)")
+def test_a_teachers_session_with_real_key_events(xserver, tmp_path):
+    """Type, trace, fail a trace, crash the engine, present: on a real X server."""
+    out = tmp_path / "seen.json"
+    env = dict(os.environ, DISPLAY=xserver, QT_QPA_PLATFORM="xcb", HOME=str(tmp_path),
+               XDG_CONFIG_HOME=str(tmp_path / ".config"), XDG_RUNTIME_DIR=str(tmp_path))
+    driver = Path(__file__).with_name("e2e_teacher.py")
+    run = subprocess.run([sys.executable, str(driver), str(out)], env=env, text=True,
+                         capture_output=True, timeout=240)
+    assert run.returncode == 0, run.stdout + run.stderr
+    seen = json.loads(out.read_text())
+    assert seen["typed"].startswith("def selu(x): return")  # the keys reached the editor
+    assert seen["traced"] == "selu" and seen["tree_rows"] > 0
+    assert seen["stale_banner"].startswith("last good: selu(f32[1000]) — this call failed")
+    assert seen["tree_enabled_after_failure"] is False
+    assert seen["marks"] == [seen["abort_line"]]
+    assert seen["visible_lines"] >= 10
+    assert seen["notice"].count("engine died") == 1
+    assert seen["presentation_points"] == pytest.approx(seen["button_points"] * 1.5)

@@ -1,0 +1,115 @@
+"""A teacher's session, driven with real X key events (xdotool) on a real X server.
+
+Run by ``tests/test_end_to_end.py`` as ``python tests/e2e_teacher.py OUT.json`` under
+Xvfb with ``QT_QPA_PLATFORM=xcb``. It types code, sees the tree, fails a trace, crashes
+the engine and toggles presentation mode, waiting on conditions (never on the clock
+alone), and writes what it saw as JSON for the test to judge.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+from PySide6.QtWidgets import QApplication, QToolButton
+
+SOURCE = ("def selu(x): return jnp.where(x > 0, x, 0.5 * x)\n"
+          "def layer(x): return jnp.ones((3, 4)) @ x\n")
+CRASH = "\n" * 30 + "import os\nos.abort()\n"
+
+
+def wait(app: QApplication, what: str, cond: Callable[[], bool], timeout: float = 60.0,
+         state: Callable[[], str] = lambda: "") -> None:
+    """Run the event loop until ``cond`` holds; fail naming ``what`` after ``timeout``."""
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise TimeoutError(f"waited {timeout:g} s for {what}; {state()}")
+        app.processEvents()
+        time.sleep(0.01)  # the driver's own pacing; the test itself waits on this process
+
+
+def xdotool(*args: str) -> None:
+    subprocess.run(["xdotool", *args], check=True, timeout=60)
+
+
+def type_text(text: str) -> None:
+    """Type ``text`` key by key; a newline is the Return key (xdotool would send Linefeed)."""
+    for i, line in enumerate(text.split("\n")):
+        if i:
+            xdotool("key", "--clearmodifiers", "Return")
+        if line:
+            xdotool("type", "--delay", "2", line)
+
+
+def main() -> int:
+    app = QApplication([])
+    from workbench.ui.main_window import MainWindow
+    from workbench.ui.settings import Settings
+
+    home = tempfile.mkdtemp()
+    window = MainWindow(None, settings=Settings(f"{home}/s.ini"), autosave_dir=f"{home}/a",
+                        ask=False, console=True)
+    window.resize(1280, 800)
+    window.show()
+    seen: dict[str, object] = {}
+    session = window.session
+    wait(app, "the engine and the panels", lambda: window.tracer.engine_ready
+         and window.plot_panel is not None and window.engine.state == "idle")
+
+    window.activateWindow()
+    window.editor.setFocus()
+    wait(app, "the window mapped", lambda: window.isVisible() and window.editor.hasFocus())
+    xdotool("windowfocus", "--sync", str(int(window.winId())))
+    xdotool("key", "--clearmodifiers", "ctrl+a", "Delete")
+    type_text(SOURCE)
+    wait(app, "the typed code traced", lambda: session.function_names() == ["selu", "layer"]
+         and session.trace_is_current and window.engine.state == "idle",
+         state=lambda: f"editor: {window.editor.toPlainText()!r}, "
+                       f"functions {session.function_names()}, {window.engine.state}")
+    seen["typed"] = window.editor.toPlainText()
+    seen["tree_rows"] = window.jaxpr.model.rowCount()
+    seen["traced"] = window.jaxpr.trace().function if window.jaxpr.trace() else None
+
+    window.controls.function_list.setCurrentText("layer")
+    wait(app, "the failed trace shown", lambda: window.messages.isVisible()
+         and window.jaxpr.is_stale())
+    seen["stale_banner"] = window.jaxpr.stale_banner.text()
+    seen["tree_enabled_after_failure"] = window.jaxpr.tree.isEnabled()
+    window.controls.function_list.setCurrentText("selu")
+    wait(app, "selu traced again", lambda: session.trace_is_current
+         and not window.jaxpr.is_stale())
+
+    window.editor.setFocus()
+    xdotool("key", "--clearmodifiers", "ctrl+End")
+    type_text(CRASH)
+    wait(app, "the crash noticed and the engine restarted",
+         lambda: "restarted" in window.notice_text.toPlainText()
+         and window.engine.state == "idle" and bool(window.editor.error_marks()))
+    text = window.editor.toPlainText()
+    seen["abort_line"] = text.splitlines().index("os.abort()") + 1
+    seen["marks"] = [m[0] for m in window.editor.error_marks()]
+    seen["visible_lines"] = (window.editor.viewport().height()
+                             / window.editor.fontMetrics().lineSpacing())
+    seen["notice"] = window.notice_text.toPlainText()
+
+    run_button = next(b for b in window.findChildren(QToolButton)
+                      if b.defaultAction() is window.action_run)
+    seen["button_points"] = run_button.font().pointSizeF()
+    xdotool("key", "--clearmodifiers", "F5")
+    wait(app, "presentation mode", lambda: window.action_presentation.isChecked()
+         and run_button.font().pointSizeF() > seen["button_points"])  # type: ignore[operator]
+    seen["presentation_points"] = run_button.font().pointSizeF()
+
+    with open(sys.argv[1], "w") as fh:
+        json.dump(seen, fh)
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
