@@ -20,6 +20,15 @@ from workbench.api.choices import TRANSFORMS, Transform
 from workbench.api.functions import FunctionInfo
 
 DEFAULT_ARG = "f32[1000]"
+TRANSFORM_TIPS: dict[Transform, str] = {
+    "jit": "jit: compile the function with XLA",
+    "grad": "grad: the gradient of a scalar-valued function",
+    "value_and_grad": "value_and_grad: the value and the gradient together",
+    "vmap": "vmap: map the function over a leading batch axis",
+    "jacfwd": "jacfwd: the Jacobian, forward mode",
+    "jacrev": "jacrev: the Jacobian, reverse mode",
+    "hessian": "hessian: the matrix of second derivatives",
+}
 
 
 def default_spec(function: FunctionInfo | None) -> str:
@@ -48,18 +57,25 @@ class TransformChain(QWidget):
         self.add_button.setText("+ transform")
         self.add_button.setObjectName("transformAdd")
         self.add_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.add_button.setToolTip(
+            "Wrap the function in a transform (jit, grad, vmap, ...); the last one added is "
+            "the outermost"
+        )
         menu = QMenu(self.add_button)
+        menu.setToolTipsVisible(True)
         for name in TRANSFORMS:
-            menu.addAction(name, lambda n=name: self.append(n))
+            action = menu.addAction(name, lambda n=name: self.append(n))
+            action.setToolTip(TRANSFORM_TIPS[name])
         self.add_button.setMenu(menu)
         self.undo_button = QToolButton()
         self.undo_button.setText("−")
-        self.undo_button.setToolTip("remove the outermost transform")
+        self.undo_button.setToolTip("Remove the outermost transform")
         self.undo_button.setObjectName("transformPop")
         self.undo_button.clicked.connect(self.pop)
         self.clear_button = QToolButton()
         self.clear_button.setText("clear")
         self.clear_button.setObjectName("transformClear")
+        self.clear_button.setToolTip("Remove every transform: trace the plain function")
         self.clear_button.clicked.connect(self.clear)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -111,6 +127,9 @@ class CallControls(QWidget):
         self.function_list.setObjectName("functionList")
         self.function_list.setMinimumContentsLength(12)
         self.function_list.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.function_list.setToolTip(
+            "The function to trace, among those the editor's code defines"
+        )
         self.arg_spec = QLineEdit()
         self.arg_spec.setObjectName("argSpec")
         self.arg_spec.setPlaceholderText("f32[1000], (f32[3], f32[3]), 3")

@@ -85,6 +85,9 @@ class JaxprPanel(QWidget):
         self.filter_edit = QLineEdit(placeholderText="filter by primitive (e.g. mul, cond)")
         self.filter_edit.setObjectName("jaxprFilter")
         self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setToolTip(
+            "Show only the equations whose primitive contains this text (e.g. mul, cond)"
+        )
         self.filter_edit.textChanged.connect(self._on_filter_changed)
         self.stats_label = QLabel("")
         self.stats_label.setObjectName("jaxprStats")
@@ -114,6 +117,10 @@ class JaxprPanel(QWidget):
         self.hlo_dialect.setObjectName("hloDialect")
         self.hlo_dialect.addItem("StableHLO", "stablehlo")
         self.hlo_dialect.addItem("Compiled HLO", "compiled")
+        self.hlo_dialect.setToolTip(
+            "StableHLO: what JAX hands to XLA; Compiled HLO: what XLA made of it after "
+            "optimising for this device"
+        )
         self.hlo_dialect.currentIndexChanged.connect(self._on_dialect_changed)
         self.hlo = QPlainTextEdit(readOnly=True)
         self.hlo.setObjectName("hloText")
@@ -145,6 +152,9 @@ class JaxprPanel(QWidget):
         self.tabs.addTab(tree_page, "Tree")
         self.tabs.addTab(self.text, "Text")
         self.tabs.addTab(hlo_page, "HLO")
+        self.tabs.setTabToolTip(0, "The equations as a tree; select one to see its source line")
+        self.tabs.setTabToolTip(1, "The jaxpr as JAX prints it")
+        self.tabs.setTabToolTip(2, "The program XLA receives and compiles, with its cost estimates")
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.stale_banner = QLabel("")
         self.stale_banner.setObjectName("jaxprStale")
