@@ -24,7 +24,6 @@ from PySide6.QtGui import (
     QDesktopServices,
     QGuiApplication,
     QKeySequence,
-    QShortcut,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -55,6 +54,7 @@ from workbench.ui.autosave import Autosave
 from workbench.ui.call_controls import CallControls
 from workbench.ui.console import ConsolePanel
 from workbench.ui.document import DocumentController
+from workbench.ui.edit_actions import build_edit_menu
 from workbench.ui.editor import CodeEditor
 from workbench.ui.engine_bridge import EngineBridge
 from workbench.ui.jaxpr_panel import JaxprPanel
@@ -322,7 +322,7 @@ class MainWindow(QMainWindow):
             "run the editor source and trace the chosen function (Ctrl+Enter)",
         )
         self.action_stop = self._action(
-            "actionStop", "Stop\tEsc", self.stop, None,
+            "actionStop", "Stop", self.stop, QKeySequence("Escape"),
             "stop what the engine runs (Esc)",
         )
         self.action_restart = self._action(
@@ -344,8 +344,6 @@ class MainWindow(QMainWindow):
             "actionZoomOut", "Presentation zoom out", self.zoom.zoom_out, QKeySequence("Ctrl+-"))
         self.action_zoom_reset = self._action(
             "actionZoomReset", "Normal size", self.zoom.reset, QKeySequence("Ctrl+0"))
-        self.action_toggle_comment = self._action(
-            "actionToggleComment", "Toggle comment", self.editor.toggle_comment)
         self.action_presentation = self._action(
             "actionPresentation", "Presentation mode", self.set_presentation,
             QKeySequence("F5"),
@@ -362,9 +360,10 @@ class MainWindow(QMainWindow):
             "editor and jaxpr on top, console and panels as tabs below")
         central = self.centralWidget()
         assert central is not None  # the splitter, set in _build_widgets
-        esc = QShortcut(QKeySequence("Escape"), central)
-        esc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        esc.activated.connect(self.stop)
+        # Esc stops from the editor, the controls and the jaxpr view, not from the docks.
+        self.removeAction(self.action_stop)
+        self.action_stop.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        central.addAction(self.action_stop)
         toolbar = self.addToolBar("Engine")
         toolbar.setObjectName("engineToolbar")
         for action in (self.action_run, self.action_stop, self.action_restart):
@@ -388,8 +387,8 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.action_save_as)
         file_menu.addSeparator()
         file_menu.addAction("Quit", QKeySequence.StandardKey.Quit, self.close)
-        edit_menu = menu.addMenu("&Edit")
-        edit_menu.addAction(self.action_toggle_comment)
+        self.edit_actions = build_edit_menu(menu.addMenu("&Edit"), self.editor, self)
+        self.action_toggle_comment = self.edit_actions.toggle_comment
         view_menu = menu.addMenu("&View")
         view_menu.addAction(self.action_presentation)
         view_menu.addAction(self.action_full_screen)
