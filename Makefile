@@ -23,7 +23,7 @@ lint: $(VENV)/.test-installed
 	$(BIN)/mypy
 
 BENCHMARKS := trace_latency timing_fidelity curves_latency kmeans_vs_sklearn engine_roundtrip \
-              gui_latency plot_latency kmeans_render editor_highlight
+              gui_latency plot_latency kmeans_render editor_highlight presentation_toggle
 
 bench: $(VENV)/.bench-installed
 	for b in $(BENCHMARKS); do echo "== $$b"; QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/$$b.py || exit 1; done
