@@ -125,6 +125,67 @@ def test_syntax_error_exit_1(capsys, tmp_path):
     assert "Syntax error" in err
 
 
+MISTAKES = """\
+scaled_q = 2.0
+
+
+def typo(x):
+    return scaledQ * x
+
+
+def matmul(x):
+    return jnp.ones((3, 4)) @ x
+"""
+
+
+@pytest.mark.parametrize(
+    ("function", "first", "specifics", "said"),
+    [
+        ("typo", "mistakes.py:5: A name is used that is not defined",
+         ["  name: scaledQ (did you mean scaled_q?)"],
+         ["  Python says:", "    name 'scaledQ' is not defined"]),
+        ("matmul", "mistakes.py:9: Shapes do not line up",
+         ["  contracted axes: (4,) vs (1000,)", "  x: traced f32[1000]"],
+         ["  JAX says:", "    dot_general requires contracting dimensions to have the same "
+          "shape, got (4,) and (1000,)."]),
+    ],
+    ids=["name", "shapes"],
+)
+def test_user_error_prints_specifics_hint_then_the_original_message(
+    capsys, tmp_path, function, first, specifics, said
+):
+    path = tmp_path / "mistakes.py"
+    path.write_text(MISTAKES)
+    code, out, err = run_cli(capsys, "trace", str(path), function, "--args", "f32[1000]")
+    assert code == 1 and out == ""
+    rows = err.splitlines()
+    assert first in rows[0]
+    hint = next(i for i, row in enumerate(rows) if row.startswith("  hint: "))
+    assert rows[1:hint] == specifics
+    assert rows[hint + 1 : hint + 1 + len(said)] == said
+
+
+def test_long_original_message_is_trimmed_to_twenty_lines(capsys, tmp_path):
+    path = tmp_path / "long.py"
+    path.write_text("def f(x):\n    raise ValueError('\\n'.join(f'row {i}' for i in range(30)))\n")
+    code, _, err = run_cli(capsys, "trace", str(path), "f", "--args", "f32[]")
+    assert code == 1
+    rows = err.splitlines()
+    start = rows.index("  Python says:")
+    assert rows[start + 1 : start + 21] == [f"    row {i}" for i in range(20)]
+    assert rows[start + 21] == "    ... (10 more lines)"
+    assert "row 20" not in err
+
+
+def test_message_the_title_already_quotes_is_not_repeated(capsys, tmp_path):
+    path = tmp_path / "key.py"
+    path.write_text("def f(x):\n    return {'a': x}['b']\n")
+    code, _, err = run_cli(capsys, "trace", str(path), "f", "--args", "f32[]")
+    assert code == 1
+    assert "key.py:2: KeyError: 'b'" in err.splitlines()[0]
+    assert "says:" not in err
+
+
 def test_missing_required_option_is_usage_error(capsys, prog):
     with pytest.raises(SystemExit) as exit_:
         main(["trace", prog, "selu"])

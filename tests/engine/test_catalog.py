@@ -167,17 +167,53 @@ CASES = [
 ]
 
 
+# What each case's explanation must name beyond its kind's title: the specifics.
+SPECIFICS = {
+    "tracer-bool": ["the condition `x > 0` is a traced bool[]", "x: traced f32[]"],
+    "float-of-tracer": ["traced value: f32[] in `float(x)`", "depends on the argument x"],
+    "traced-shape": ["shape: (traced i32[],) in `jnp.zeros(n)`", "depends on the argument n"],
+    "range-of-tracer": ["traced value: i32[] in `range(n)`", "depends on the argument n"],
+    "numpy-on-tracer": ["traced value: f32[3] in `np.sin(x)`", "depends on the argument x"],
+    "boolean-mask": ["mask: traced bool[4] in `x[x > 0]`", "x: traced f32[4]"],
+    "in-place": ["assignment to `x[0]`", "x: f32[3]"],
+    "grad-non-scalar": ["output shape: (3,)"],
+    "grad-int-input": ["input dtype: i32"],
+    "grad-int-output": ["output dtype: i32"],
+    "dot-shape": ["contracted axes: (3,) vs (4,)", "a: f32[3], b: f32[4]"],
+    "broadcast-shape": ["shapes: (3,) and (4,) (in mul)", "a: traced f32[3], b: traced f32[4]"],
+    "list-argument": ["sum() got a Python list as argument 0 in `jnp.sum([1.0, 2.0])`"],
+    "vmap-in-code": ["a: size 3 (axis 0 of f32[3])", "b: size 4 (axis 0 of f32[4])"],
+    "vmap-transform": ["x: size 3 (axis 0 of f32[3])", "y: size 4 (axis 0 of f32[4])"],
+    "cond-branches": ["true_fun returns f32[], false_fun returns f32[2] (shapes differ)"],
+    "scan-carry": ["carry c: i32[] in, f32[] out (dtypes differ)"],
+    "while-carry": ["carry c: i32[] in, f32[] out (dtypes differ)"],
+    "generic": [],  # the fallback has none: its title already quotes the message
+}
+
+
+def check_specifics(ex: Explanation, expected: list[str]) -> None:
+    if not expected:
+        assert ex.specifics == "", ex.specifics
+        return
+    for token in expected:
+        assert token in ex.specifics, (token, ex.specifics, ex.message)
+    assert 1 <= len(ex.specifics.splitlines()) <= 2, ex.specifics
+
+
 @pytest.mark.parametrize(
-    "source,func,args,transforms,call,kind,doc_url",
-    [c[1:] for c in CASES],
+    "case,source,func,args,transforms,call,kind,doc_url",
+    CASES,
     ids=[c[0] for c in CASES],
 )
-def test_case_is_explained_at_the_mistake(source, func, args, transforms, call, kind, doc_url):
+def test_case_is_explained_at_the_mistake(
+    case, source, func, args, transforms, call, kind, doc_url
+):
     ex = trigger(source, func, args, transforms, call=call)
     if kind == "in-place-update":
         assert ex.doc_url.startswith(doc_url)
         doc_url = None
     check(ex, kind, mistake_line(source), doc_url)
+    check_specifics(ex, SPECIFICS[case])
 
 
 def test_title_is_one_line_and_message_keeps_jax_text():
@@ -221,6 +257,8 @@ def test_editor_line_found_in_every_traceback_filtering_mode(traceback_filtering
     traceback_filtering(mode)
     ex = trigger(BRANCHY, "f", "f32[]", ["jit"])
     check(ex, "tracer-bool", 2)
+    assert ex.specifics.splitlines() == ["the condition `x > 0` is a traced bool[]",
+                                         "x: traced f32[]"]
     # the explanation's traceback holds only editor frames, whatever JAX kept
     assert ex.traceback.count('File "editor.py"') == 1
 
@@ -244,8 +282,10 @@ def test_leaked_tracer():
     use = prepare(loaded, "use", "f32[]")
     with pytest.raises(jax.errors.UnexpectedTracerError) as info:
         use.fn(*example_values(use.dynamic_specs))
-    check(explain(info.value, FILE), "leaked-tracer", mistake_line(LEAK),
-          ERRORS + "UnexpectedTracerError")
+    ex = explain(info.value, FILE)
+    check(ex, "leaked-tracer", mistake_line(LEAK), ERRORS + "UnexpectedTracerError")
+    check_specifics(ex, ["leaked value: f32[], made while tracing keep at editor.py:3",
+                         "used again in `saved[0] + x`"])
 
 
 KEY_REUSE = """\
@@ -262,8 +302,9 @@ def test_key_reuse():
     prepared = prepare(loaded, "f", "f32[]")
     with jax.debug_key_reuse(True), pytest.raises(jax.errors.KeyReuseError) as info:
         prepared.fn(*example_values(prepared.dynamic_specs))
-    check(explain(info.value, FILE), "key-reuse", mistake_line(KEY_REUSE),
-          ERRORS + "KeyReuseError")
+    ex = explain(info.value, FILE)
+    check(ex, "key-reuse", mistake_line(KEY_REUSE), ERRORS + "KeyReuseError")
+    check_specifics(ex, ["key used twice: key in `jax.random.normal(key)`"])
 
 
 # Out of memory, for real: a 4 GiB float32 array in a child process whose address
@@ -311,24 +352,35 @@ def test_out_of_memory_in_a_capped_child_process():
     assert "RESOURCE_EXHAUSTED" in ex.message
     assert ex.exception_type == "JaxRuntimeError"
     check(ex, "out-of-memory", 2, "https://docs.jax.dev/en/latest/gpu_memory_allocation.html")
+    check_specifics(ex, ["tried to allocate 4.0 GiB", "in `jnp.ones((n,), jnp.float32)`"])
 
 
 @pytest.mark.parametrize(
-    "source,kind,title",
+    "source,kind,title,specifics",
     [
-        ("import math\n\nx = undefined_name + 1  # mistake\n", "name", None),
+        ("import math\n\nx = undefined_name + 1  # mistake\n", "name", None,
+         ["name: undefined_name"]),
         ("def f(x):\n    return x\n\ny = 1 / 0  # mistake\n", "exception",
-         "ZeroDivisionError: division by zero"),
+         "ZeroDivisionError: division by zero", []),
     ],
     ids=["name-error", "zero-division"],
 )
-def test_load_time_errors_point_at_their_line(source, kind, title):
+def test_load_time_errors_point_at_their_line(source, kind, title, specifics):
     with pytest.raises(UserCodeError) as info:
         load_source(source, FILE)
     ex = info.value.explanation
     check(ex, kind, mistake_line(source))
+    check_specifics(ex, specifics)
     if title:
         assert ex.title == title
+
+
+def test_name_error_names_the_typo_and_the_close_name():
+    source = "scaled_q = 2.0\n\ndef f(x):\n    return scaledQ * x  # mistake\n"
+    ex = trigger(source, "f", "f32[1000]")
+    check(ex, "name", mistake_line(source))
+    assert ex.specifics == "name: scaledQ (did you mean scaled_q?)"
+    assert ex.message == "name 'scaledQ' is not defined"
 
 
 def test_error_inside_a_helper_points_at_the_innermost_editor_line():
@@ -346,6 +398,14 @@ def test_syntax_error_line_and_column():
     assert ex.kind == "syntax" and ex.line == mistake_line(source)
     assert ex.column == 15  # 1-based: the `*` Python could not read
     assert ex.title and ex.hint
+    assert ex.specifics == "at `*`, column 15"
+
+
+def test_syntax_error_raised_by_user_code_is_explained_with_its_spot():
+    source = "def f(x):\n    return compile('x +* 2', 'inner', 'eval')  # mistake\n"
+    ex = trigger(source, "f", "f32[]", call=True)
+    check(ex, "syntax", mistake_line(source))
+    assert ex.specifics == "at `*`, column 4"
 
 
 def test_grad_error_without_the_function_still_classified():
@@ -366,7 +426,8 @@ def test_catalog_lists_every_kind_once_and_each_is_triggered_here():
         "leaked-tracer", "key-reuse", "out-of-memory", "name", "syntax", "exception"
     }
     assert set(kinds) == tested
-
+    # and each case of the table has its specifics checked
+    assert set(SPECIFICS) == {c[0] for c in CASES}
 
 
 def test_unprintable_user_exception_still_explained():
@@ -377,3 +438,94 @@ def test_unprintable_user_exception_still_explained():
     ex = trigger(source, "f", "f32[]", call=True)
     check(ex, "exception", mistake_line(source))
     assert ex.title.startswith("Odd: ")
+
+
+# Finding 3: `if`/`while`/`and`/`or` on a traced array of any shape is a tracing problem,
+# not NumPy's "use a.any() or a.all()". The engine traces (make_jaxpr) even without jit.
+BRANCH_ON_X = "def f(x):\n    if x > 0:  # mistake\n        return x\n    return -x\n"
+
+
+def check_tracing_hint(ex: Explanation) -> None:
+    for fix in ("jnp.where", "lax.cond", "lax.select"):
+        assert fix in ex.hint, ex.hint
+
+
+@pytest.mark.parametrize("transforms", [[], ["jit"]], ids=["traced", "jit"])
+@pytest.mark.parametrize(
+    "args,condition",
+    [
+        ("f32[1000]", "the condition `x > 0` is a traced array with more than one element"),
+        ("f32[]", "the condition `x > 0` is a traced bool[]"),
+    ],
+    ids=["f32[1000]", "f32[]"],
+)
+def test_if_on_a_traced_array_of_any_shape_is_a_tracing_problem(args, condition, transforms):
+    ex = trigger(BRANCH_ON_X, "f", args, transforms)
+    check(ex, "tracer-bool", 2, ERRORS + "TracerBoolConversionError")
+    check_tracing_hint(ex)
+    assert ex.specifics.splitlines() == [condition, f"x: traced {args}"]
+
+
+@pytest.mark.parametrize(
+    "source,condition",
+    [
+        ("def f(x):\n    while x.sum() > 0:  # mistake\n        x = x - 1\n    return x\n",
+         "the condition `x.sum() > 0` is a traced bool[]"),
+        ("def f(x):\n    return x > 0 and x < 1  # mistake\n",
+         "the condition `x > 0 and x < 1` is a traced array with more than one element"),
+        ("def f(x):\n    return (x < 1) or (x > 0)  # mistake\n",
+         "the condition `(x < 1) or (x > 0)` is a traced array with more than one element"),
+    ],
+    ids=["while", "and", "or"],
+)
+def test_while_and_or_on_a_traced_array_are_tracing_problems(source, condition):
+    ex = trigger(source, "f", "f32[1000]")
+    check(ex, "tracer-bool", mistake_line(source))
+    check_tracing_hint(ex)
+    assert ex.specifics.splitlines() == [condition, "x: traced f32[1000]"]
+
+
+def test_if_on_a_concrete_jax_array_is_explained_the_same_way():
+    ex = trigger(BRANCH_ON_X, "f", "f32[1000]", call=True)  # eager: a concrete jax.Array
+    check(ex, "tracer-bool", 2)
+    check_tracing_hint(ex)
+    assert ex.specifics.splitlines() == [
+        "the condition `x > 0` is an array with more than one element", "x: f32[1000]",
+    ]
+
+
+def test_numpy_truth_value_outside_jax_stays_generic():
+    source = "a = np.ones(3)\nif a > 0:  # mistake\n    pass\n"
+    with pytest.raises(UserCodeError) as info:
+        load_source(source, FILE)
+    ex = info.value.explanation
+    check(ex, "exception", mistake_line(source))
+    assert ex.title.startswith("ValueError: The truth value of an array")
+
+
+MATMUL = "def f(x):\n    return jnp.ones((3, 4)) @ x  # mistake\n"
+
+
+def test_matmul_shape_error_names_the_axes_and_the_operand_without_jax_frames(
+    traceback_filtering,
+):
+    # JAX's default outside IPython drops its own frames: the message's axes and the operand
+    traceback_filtering("quiet_remove_frames")
+    ex = trigger(MATMUL, "f", "f32[1000]")
+    check(ex, "dot-shape", 2)
+    assert ex.specifics.splitlines() == [
+        "contracted axes: (4,) vs (1000,)", "x: traced f32[1000]",
+    ]
+    assert ex.message.startswith("dot_general requires contracting dimensions")
+
+
+@pytest.mark.parametrize("mode", ["off", "tracebackhide", "remove_frames"])
+def test_matmul_shape_error_names_both_operands_when_jax_keeps_its_frames(
+    traceback_filtering, mode
+):
+    traceback_filtering(mode)  # the kernel runs under IPython: JAX's mode is tracebackhide
+    ex = trigger(MATMUL, "f", "f32[1000]")
+    check(ex, "dot-shape", 2)
+    assert ex.specifics.splitlines() == [
+        "shapes: f32[3,4] @ f32[1000]", "contracted axes: (4,) vs (1000,)",
+    ]

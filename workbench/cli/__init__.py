@@ -7,11 +7,13 @@ engine runs in-process here (no kernel).
 from __future__ import annotations
 
 import argparse
+import builtins
 import importlib
 import sys
 from collections.abc import Sequence
 
 from workbench import __version__
+from workbench.api.errors import Explanation
 
 SUBCOMMANDS: tuple[str, ...] = ("trace", "devices", "plot", "time", "kmeans")
 
@@ -37,15 +39,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+MESSAGE_LINES = 20
+# Kinds whose message Python wrote, not JAX (the fallback only for Python's own exceptions).
+PYTHON_KINDS = ("name", "syntax")
+
+
+def _indented(text: str, prefix: str) -> str:
+    return "\n".join(prefix + row if row.strip() else "" for row in text.splitlines())
+
+
+def original_message(ex: Explanation) -> str:
+    """``JAX says:`` (or ``Python says:``) and the exception's own text, at most 20 lines.
+
+    Empty when the title already says all of it (``KeyError: 'b'``, a workbench check).
+    """
+    rows = ex.message.strip("\n").splitlines()
+    if not rows or ex.message.strip() in ex.title:
+        return ""
+    if len(rows) > MESSAGE_LINES:
+        rows = [*rows[:MESSAGE_LINES], f"... ({len(rows) - MESSAGE_LINES} more lines)"]
+    builtin = isinstance(getattr(builtins, ex.exception_type, None), type)
+    python = ex.kind in PYTHON_KINDS or (ex.kind == "exception" and builtin)
+    return f"  {'Python' if python else 'JAX'} says:\n" + _indented("\n".join(rows), "    ")
+
+
 def report_error(exc: BaseException, prog: str = "workbench") -> int:
-    """Print a WorkbenchError as one line (then hint and editor frames); return its status."""
+    """Print a WorkbenchError as one line and return its exit status.
+
+    A user-code error goes on with its specifics, the hint, the original message,
+    the doc link and the editor frames, so a terminal shows what the window shows.
+    """
     from workbench.engine.errors import UserCodeError, WorkbenchError
 
     if isinstance(exc, UserCodeError):
         ex = exc.explanation
         print(f"{prog}: error: {ex.one_line()}", file=sys.stderr)
+        if ex.specifics:
+            print(_indented(ex.specifics, "  "), file=sys.stderr)
         if ex.hint:
             print(f"  hint: {ex.hint}", file=sys.stderr)
+        said = original_message(ex)
+        if said:
+            print(said, file=sys.stderr)
         if ex.doc_url:
             print(f"  see: {ex.doc_url}", file=sys.stderr)
         if ex.traceback:

@@ -11,25 +11,433 @@ exception (or of its ``__cause__``/``__context__`` chain; JAX's traceback
 filtering removes only its own frames, never the editor's), then the function
 the caller passes (for errors JAX raises after tracing, such as grad of a
 non-scalar output), then an ``editor.py:N`` mentioned in JAX's message.
+
+Each row may name an extractor that reads the specifics of one error (the
+undefined name, the operand shapes, the traced value's type) from the
+exception's message and attributes and from the failing editor expression and
+the values it names; the title and hint stay the row's teaching text.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import difflib
 import functools
+import inspect
+import keyword
 import linecache
 import re
+import sys
 import traceback as _tb
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import FrameType, TracebackType
 from typing import Any
 
+from workbench.engine.argspec import DTYPES
 from workbench.engine.errors import Explanation
 
 DOCS = "https://docs.jax.dev/en/latest"
 ERRORS_PAGE = f"{DOCS}/errors.html"
 SHARP_BITS = f"{DOCS}/notebooks/Common_Gotchas_in_JAX.html"
 TITLE_MAX = 160
+EXPRESSION_MAX = 60
+
+
+_SHORT_DTYPES = {long: short for short, long in DTYPES.items()}
+_LONG_TYPE = re.compile(
+    r"\b(" + "|".join(sorted(_SHORT_DTYPES, key=len, reverse=True)) + r")(?=\[)"
+)
+_TRACED_TYPE = re.compile(r"traced array with shape (\S+?\[[^\]]*\])")
+
+
+def _short(text: str) -> str:
+    """JAX's ``float32[3]`` written the way the workbench writes types, ``f32[3]``."""
+    return _LONG_TYPE.sub(lambda m: _SHORT_DTYPES[m.group(1)], text)
+
+
+def _is_tracer(value: Any) -> bool:
+    """Whether ``value`` is a JAX tracer (no tracer can exist before jax is imported)."""
+    tracer = getattr(getattr(sys.modules.get("jax"), "core", None), "Tracer", None)
+    return isinstance(tracer, type) and isinstance(value, tracer)
+
+
+def _is_jax_array(value: Any) -> bool:
+    array = getattr(sys.modules.get("jax"), "Array", None)
+    return _is_tracer(value) or (isinstance(array, type) and isinstance(value, array))
+
+
+def _value_type(value: Any, *, traced: bool = True) -> str | None:
+    """``f32[3]`` for an array (``traced f32[3]``, ``NumPy f64[3]``); None for anything else."""
+    try:
+        shape, dtype = value.shape, value.dtype
+    except Exception:  # noqa: BLE001 - a user object's attribute may raise anything
+        return None
+    if not isinstance(shape, tuple):
+        return None
+    text = f"{_SHORT_DTYPES.get(str(dtype), str(dtype))}[{','.join(str(d) for d in shape)}]"
+    if _is_tracer(value):
+        return f"traced {text}" if traced else text
+    return f"NumPy {text}" if type(value).__module__ == "numpy" else text
+
+
+def _clip(line: str, limit: int = TITLE_MAX) -> str:
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "\u2026"
+
+
+def _lines(*lines: str | None) -> str:
+    """The specifics: the given lines that are not empty, each clipped to one screen line."""
+    return "\n".join(_clip(line) for line in lines if line)
+
+
+def _innermost_editor_tb(exc: BaseException, filename: str) -> TracebackType | None:
+    """The traceback entry of the innermost editor frame (same exception as ``editor_frames``)."""
+    for e in exception_chain(exc):
+        last = None
+        tb = e.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == filename:
+                last = tb
+            tb = tb.tb_next
+        if last is not None:
+            return last
+    return None
+
+
+def _source_span(filename: str, tb: TracebackType) -> str:
+    """The editor text of the expression that was running when ``tb`` was recorded."""
+    positions = list(tb.tb_frame.f_code.co_positions())
+    index = tb.tb_lasti // 2
+    if not 0 <= index < len(positions):
+        return ""
+    start, end, col, end_col = positions[index]
+    if start is None or end is None or col is None or end_col is None:
+        return ""
+    # Columns are UTF-8 byte offsets.
+    rows = [row.encode() for row in linecache.getlines(filename)[start - 1 : end]]
+    if not rows:
+        return ""
+    if len(rows) == 1:
+        span = rows[0][col:end_col]
+    else:
+        span = rows[0][col:] + b"".join(rows[1:-1]) + rows[-1][:end_col]
+    return " ".join(span.decode(errors="replace").split())
+
+
+@dataclass(frozen=True)
+class Clues:
+    """What an extractor reads: the exception, its text and the failing editor expression.
+
+    ``frame`` is the innermost editor frame (None when JAX raised after tracing,
+    as for grad of a non-scalar output); ``expression`` is the source of the
+    expression it was running, such as ``x > 0`` or ``jnp.dot(a, b)``.
+    """
+
+    exc: BaseException
+    message: str
+    frame: FrameType | None = None
+    expression: str = ""
+
+    @classmethod
+    def gather(cls, exc: BaseException, filename: str) -> Clues:
+        tb = _innermost_editor_tb(exc, filename)
+        if tb is None:
+            return cls(exc, _text(exc))
+        return cls(exc, _text(exc), tb.tb_frame, _source_span(filename, tb))
+
+    @property
+    def code(self) -> str:
+        """The expression in backquotes, clipped, for a line of specifics."""
+        return f"`{_clip(self.expression, EXPRESSION_MAX)}`" if self.expression else ""
+
+    def names(self) -> list[str]:
+        """The names the expression reads, left to right, once each."""
+        try:
+            tree = ast.parse(self.expression, mode="eval")
+        except SyntaxError:
+            found = re.findall(r"(?<![\w.])[A-Za-z_]\w*", self.expression)
+            return list(dict.fromkeys(n for n in found if not keyword.iskeyword(n)))
+        nodes = sorted(
+            (n for n in ast.walk(tree) if isinstance(n, ast.Name)),
+            key=lambda n: n.col_offset,
+        )
+        return list(dict.fromkeys(n.id for n in nodes))
+
+    def values(self) -> dict[str, Any]:
+        """The expression's names bound in the failing frame, and their values."""
+        if self.frame is None:
+            return {}
+        scopes = (self.frame.f_locals, self.frame.f_globals)
+        return {
+            name: next(s[name] for s in scopes if name in s)
+            for name in self.names()
+            if any(name in s for s in scopes)
+        }
+
+    def operands(self, limit: int = 3) -> str:
+        """``x: traced f32[1000], w: f32[3,4]``: the arrays the expression names."""
+        typed = [(n, t) for n, v in self.values().items() if (t := _value_type(v)) is not None]
+        return ", ".join(f"{n}: {t}" for n, t in typed[:limit])
+
+    def jax_involved(self) -> bool:
+        """Whether JAX raised it (a JAX frame is innermost) or the expression reads a JAX array."""
+        for e in exception_chain(self.exc):
+            frames = [f for f, _ in _tb.walk_tb(e.__traceback__)]
+            if frames and str(frames[-1].f_globals.get("__name__", "")).split(".")[0] == "jax":
+                return True
+        return any(_is_jax_array(v) for v in self.values().values())
+
+    def frames(self) -> Iterator[FrameType]:
+        """Every frame JAX's traceback filtering left on the exception and its chain."""
+        for e in exception_chain(self.exc):
+            for frame, _ in _tb.walk_tb(e.__traceback__):
+                yield frame
+
+
+Extractor = Callable[[Clues], str]
+
+
+def _depends(message: str) -> str | None:
+    found = re.search(r"depends on the values? of the (arguments? .+?)\.(?:\s|$)", message)
+    return f"it depends on the {found.group(1)}" if found else None
+
+
+def _condition(c: Clues) -> str:
+    """tracer-bool: what the condition is, and the traced values it reads."""
+    where = f" {c.code}" if c.code else ""
+    found = _TRACED_TYPE.search(c.message)
+    if found:
+        first = f"the condition{where} is a traced {_short(found.group(1))}"
+    elif "more than one element" in c.message:
+        traced = any(_is_tracer(v) for v in c.values().values())
+        what = "a traced array" if traced else "an array"
+        first = f"the condition{where} is {what} with more than one element"
+    elif "empty array" in c.message:
+        first = f"the condition{where} is an empty array"
+    else:
+        first = f"the condition{where} is traced"
+    return _lines(first, c.operands())
+
+
+def _traced_value(c: Clues) -> str:
+    """tracer-int, tracer-to-numpy, concretization: the traced value, where, and its source."""
+    found = _TRACED_TYPE.search(c.message)
+    first = f"traced value: {_short(found.group(1))}" if found else "traced value"
+    function = re.search(r"problem arose with the `(\w+)` function", c.message)
+    if c.code:
+        first += f" in {c.code}"
+    elif function:
+        first += f" given to {function.group(1)}()"
+    return _lines(first, _depends(c.message) or c.operands())
+
+
+def _mask(c: Clues) -> str:
+    found = re.search(r"indices must be concrete; got (\S+)", c.message)
+    first = f"mask: traced {_short(found.group(1))}" if found else "mask: traced"
+    return _lines(f"{first} in {c.code}" if c.code else first, c.operands())
+
+
+def _leak(c: Clues) -> str:
+    value = re.search(r"intermediate value with type (\S+) wrapped in a (\w+)", c.message)
+    origin = re.search(
+        r"function being traced when the value leaked was (.+?)\.?$", c.message, re.MULTILINE
+    )
+    first = f"leaked value: {_short(value.group(1))}" if value else "leaked value"
+    if origin:
+        first += f", made while tracing {origin.group(1)}"
+    return _lines(first, f"used again in {c.code}" if c.code else None)
+
+
+def _key_reuse(c: Clues) -> str:
+    keys = [n for n, v in c.values().items() if "key<" in (_value_type(v) or "")]
+    if keys:
+        first = f"key used twice: {', '.join(keys)}"
+        return _lines(f"{first} in {c.code}" if c.code else first)
+    index = re.search(r"argument (\d+) is already consumed|at index (\d+)", c.message)
+    if index:
+        return f"an already used key is argument {index.group(1) or index.group(2)}"
+    return _lines(f"in {c.code}" if c.code else None)
+
+
+def _traced_shape(c: Clues) -> str:
+    found = re.search(r", got (.+?)\.?$", c.message, re.MULTILINE)
+    if found is None:
+        return _lines(f"in {c.code}" if c.code else None, _depends(c.message))
+    shape = _short(re.sub(r"\w*Tracer\(([^()]*)\)", r"traced \1", found.group(1)))
+    first = f"shape: {shape}" + (f" in {c.code}" if c.code else "")
+    return _lines(first, _depends(c.message))
+
+
+def _in_place(c: Clues) -> str:
+    # JAX's message is the same for every assignment: the specifics come from the editor.
+    return _lines(f"assignment to {c.code}" if c.code else None, c.operands())
+
+
+def _output_shape(c: Clues) -> str:
+    found = re.search(r"Output had shape: (\([^)]*\))", c.message)
+    return f"output shape: {found.group(1)}; grad needs shape ()" if found else ""
+
+
+def _dtype_got(c: Clues, which: str) -> str:
+    found = re.search(r"but got (\w+)", c.message)
+    if found is None:
+        return ""
+    return f"{which} dtype: {_SHORT_DTYPES.get(found.group(1), found.group(1))}"
+
+
+def _input_dtype(c: Clues) -> str:
+    return _dtype_got(c, "input")
+
+
+def _output_dtype(c: Clues) -> str:
+    return _dtype_got(c, "output")
+
+
+def _dot_operands(c: Clues) -> tuple[Any, Any] | None:
+    """``lhs`` and ``rhs`` of the innermost ``jax.lax.dot_general`` call on the traceback.
+
+    Only there when JAX's traceback filtering kept its frames (the kernel's
+    IPython mode does; the default outside IPython does not). The names are
+    the public function's parameters.
+    """
+    function = getattr(getattr(sys.modules.get("jax"), "lax", None), "dot_general", None)
+    code = getattr(inspect.unwrap(function), "__code__", None) if function else None
+    found = [f for f in c.frames() if code is not None and f.f_code is code]
+    if not found:
+        return None
+    scope = found[-1].f_locals
+    return scope.get("lhs"), scope.get("rhs")
+
+
+def _dot(c: Clues) -> str:
+    axes = re.search(r"got (\([^)]*\)) and (\([^)]*\))", c.message)
+    contracted = f"contracted axes: {axes.group(1)} vs {axes.group(2)}" if axes else None
+    operands = _dot_operands(c)
+    types = [_value_type(v, traced=False) for v in operands] if operands else []
+    if len(types) == 2 and None not in types:
+        joint = "@" if "@" in c.expression else "and"
+        return _lines(f"shapes: {types[0]} {joint} {types[1]}", contracted)
+    return _lines(contracted, c.operands())
+
+
+def _broadcast(c: Clues) -> str:
+    found = re.search(
+        r"(\w+) got incompatible shapes for broadcasting: (.+?)\.?$", c.message, re.MULTILINE
+    )
+    shapes = " and ".join(re.findall(r"\([^()]*\)", found.group(2))) if found else ""
+    first = f"shapes: {shapes} (in {found.group(1)})" if found and shapes else None
+    return _lines(first, c.operands())
+
+
+def _list_argument(c: Clues) -> str:
+    found = re.search(
+        r"(\w+) requires ndarray or scalar arguments, got <class '(\w+)'> at position (\d+)",
+        c.message,
+    )
+    if found is None:
+        return _lines(f"in {c.code}" if c.code else None)
+    first = f"{found.group(1)}() got a Python {found.group(2)} as argument {found.group(3)}"
+    return _lines(f"{first} in {c.code}" if c.code else first)
+
+
+def _axis_sizes(c: Clues) -> str:
+    rows = re.findall(
+        r"(?:(\d+) of them\) )?had size (\d+)(?::|, e\.g\.) axis (\d+) of argument (\S+) "
+        r"of type (\S+?);?$",
+        c.message, re.MULTILINE,
+    )
+    parts = []
+    for count, size, axis, arg, typ in rows:
+        more = f" and {int(count) - 1} more" if count else ""
+        parts.append(f"{arg}{more}: size {size} (axis {axis} of {_short(typ)})")
+    return _lines("mapped axes: " + "; ".join(parts)) if parts else ""
+
+
+def _branch_types(c: Clues) -> str:
+    found = re.search(
+        r"The output of (.+?)(?: at path (\S+))? has type (\S+) but the corresponding output "
+        r"of (.+?) has type (\S+), so the ([\w ]+?) do not match",
+        c.message,
+    )
+    if found is None:
+        return ""
+    first, path, t1, second, t2, what = found.groups()
+    at = f"output {path}: " if path else ""
+    return f"{at}{first} returns {_short(t1)}, {second} returns {_short(t2)} ({what} differ)"
+
+
+def _carry_types(c: Clues) -> str:
+    found = re.search(
+        r"input carry(?: component)?(?: (\S+))? has type (\S+) but the corresponding output "
+        r"carry component has type (\S+), so the ([\w ]+?) do not match",
+        c.message,
+    )
+    if found is None:
+        return ""
+    name, t_in, t_out, what = found.groups()
+    carry = f"carry {name}" if name else "carry"
+    return f"{carry}: {_short(t_in)} in, {_short(t_out)} out ({what} differ)"
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def _memory(c: Clues) -> str:
+    raw = re.search(r"allocat\w*\s+(\d+)\s+bytes", c.message)
+    if raw:
+        where = f"in {c.code}" if c.code else None
+        return _lines(f"tried to allocate {_size(int(raw.group(1)))}", where)
+    sized = re.search(
+        r"allocate ([\d.]+ ?[KMGTP]?i?B)(?: for an array with shape (\([^)]*\)))?", c.message
+    )
+    if sized:
+        shape = f" for shape {sized.group(2)}" if sized.group(2) else ""
+        return f"tried to allocate {sized.group(1)}{shape}"
+    return ""
+
+
+def _undefined_name(c: Clues) -> str:
+    name = getattr(c.exc, "name", None)
+    if not isinstance(name, str):
+        found = re.search(r"'(\w+)'", c.message)
+        name = found.group(1) if found else None
+    if not name:
+        return ""
+    scopes: dict[str, Any] = dict(vars(builtins))
+    if c.frame is not None:
+        scopes.update(c.frame.f_globals)
+        scopes.update(c.frame.f_locals)
+    # Private names (the kernel's _, _i1, ...) only when the typo is private too.
+    private = name.startswith("_")
+    known = {k.lower(): k for k in scopes if k != name and (private or not k.startswith("_"))}
+    close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.75)
+    return f"name: {name}" + (f" (did you mean {known[close[0]]}?)" if close else "")
+
+
+def syntax_specifics(text: str | None, offset: int | None, end_offset: int | None = None) -> str:
+    """Where Python stopped reading: ``at `*`, column 15`` (offsets 1-based, as SyntaxError's)."""
+    if not text or not offset:
+        return ""
+    line = text.rstrip("\n")
+    start = offset - 1
+    if end_offset and end_offset > offset:
+        token = line[start : end_offset - 1].strip()
+    else:
+        found = re.match(r"\s*(\w+|\S)", line[start:])
+        token = found.group(1) if found else ""
+    return f"at `{token}`, column {offset}" if token else f"at the end of the line, column {offset}"
+
+
+def _syntax(c: Clues) -> str:
+    exc = c.exc
+    if not isinstance(exc, SyntaxError):
+        return ""
+    return syntax_specifics(exc.text, exc.offset, exc.end_offset)
 
 
 @dataclass(frozen=True)
@@ -40,7 +448,11 @@ class Entry:
     most derived class wins) and ``pattern`` (a regex) is found in its message;
     a row with no ``types`` matches on the message alone. ``anchor`` says which
     line of the user's function to point at when no editor frame is on the
-    traceback: its ``def`` or its last ``return``.
+    traceback: its ``def`` or its last ``return``. ``specifics`` reads what this
+    error adds to the title (None where nothing specific exists; the row says
+    why). A ``jax_only`` row matches only when JAX raised the error or the
+    failing expression reads a JAX array, so NumPy's identical message in
+    plain Python stays generic.
     """
 
     kind: str
@@ -50,6 +462,8 @@ class Entry:
     types: tuple[str, ...] = ()
     pattern: str | None = None
     anchor: str = "def"
+    specifics: Extractor | None = None
+    jax_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,17 +484,34 @@ def _api(name: str) -> str:
     return f"{DOCS}/_autosummary/{name}.html"
 
 
+TRACER_BOOL_TITLE = "A traced value was used as a Python bool (if, while, and, or, not)"
+TRACER_BOOL_HINT = (
+    "The workbench traces your function with JAX (as jit, grad and vmap do), so the value "
+    "has no numbers yet and Python cannot pick a branch from it. Choose element by element with "
+    "jnp.where(cond, a, b); branch with lax.cond(pred, f, g, x) or lax.select(pred, a, b); "
+    "loop with lax.while_loop; or make the argument static."
+)
+
 ENTRIES: tuple[Entry, ...] = (
     Entry(
         kind="tracer-bool",
-        title="A traced value was used as a Python bool (if, while, and, or, not)",
-        hint=(
-            "Under jit, grad or vmap the value is abstract, so Python cannot pick a branch "
-            "from it. Use jnp.where(cond, a, b) or lax.cond for a choice, lax.while_loop for "
-            "a loop, or make the argument static."
-        ),
+        title=TRACER_BOOL_TITLE,
+        hint=TRACER_BOOL_HINT,
         doc_url=_err("TracerBoolConversionError"),
         types=("TracerBoolConversionError",),
+        specifics=_condition,
+    ),
+    Entry(  # `if x > 0` on a JAX array of more than one element: NumPy's words, JAX's problem
+        kind="tracer-bool",
+        title=TRACER_BOOL_TITLE,
+        hint=TRACER_BOOL_HINT + (
+            " NumPy's advice (a.any() or a.all()) does not help: the result is still traced."
+        ),
+        doc_url=_err("TracerBoolConversionError"),
+        types=("ValueError",),
+        pattern=r"truth value of an (?:empty )?array",
+        specifics=_condition,
+        jax_only=True,
     ),
     Entry(
         kind="tracer-int",
@@ -92,6 +523,7 @@ ENTRIES: tuple[Entry, ...] = (
         ),
         doc_url=_err("TracerIntegerConversionError"),
         types=("TracerIntegerConversionError",),
+        specifics=_traced_value,
     ),
     Entry(
         kind="tracer-to-numpy",
@@ -102,6 +534,7 @@ ENTRIES: tuple[Entry, ...] = (
         ),
         doc_url=_err("TracerArrayConversionError"),
         types=("TracerArrayConversionError",),
+        specifics=_traced_value,
     ),
     Entry(
         kind="boolean-mask",
@@ -112,6 +545,7 @@ ENTRIES: tuple[Entry, ...] = (
         ),
         doc_url=_err("NonConcreteBooleanIndexError"),
         types=("NonConcreteBooleanIndexError",),
+        specifics=_mask,
     ),
     Entry(
         kind="leaked-tracer",
@@ -122,6 +556,7 @@ ENTRIES: tuple[Entry, ...] = (
         ),
         doc_url=_err("UnexpectedTracerError"),
         types=("UnexpectedTracerError",),
+        specifics=_leak,
     ),
     Entry(
         kind="key-reuse",
@@ -132,6 +567,7 @@ ENTRIES: tuple[Entry, ...] = (
         ),
         doc_url=_err("KeyReuseError"),
         types=("KeyReuseError",),
+        specifics=_key_reuse,
     ),
     Entry(
         kind="concretization",
@@ -143,6 +579,7 @@ ENTRIES: tuple[Entry, ...] = (
         ),
         doc_url=_err("ConcretizationTypeError"),
         types=("ConcretizationTypeError",),
+        specifics=_traced_value,
     ),
     Entry(
         kind="traced-shape",
@@ -155,6 +592,7 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=f"{SHARP_BITS}#dynamic-shapes",
         types=("TypeError",),
         pattern=r"[Ss]hapes must be 1D sequences of concrete values",
+        specifics=_traced_shape,
     ),
     Entry(
         kind="in-place-update",
@@ -163,6 +601,7 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=f"{SHARP_BITS}#in-place-updates",
         types=("TypeError",),
         pattern=r"immutable and do(?:es)? not support in-place",
+        specifics=_in_place,
     ),
     Entry(
         kind="grad-non-scalar",
@@ -174,6 +613,7 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=_api("jax.grad"),
         types=("TypeError",),
         pattern=r"Gradient only defined for scalar-output functions",
+        specifics=_output_shape,
         anchor="return",
     ),
     Entry(
@@ -186,6 +626,7 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=_api("jax.grad"),
         types=("TypeError",),
         pattern=r"grad requires real- or complex-valued inputs",
+        specifics=_input_dtype,
     ),
     Entry(
         kind="grad-int-output",
@@ -197,6 +638,7 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=_api("jax.grad"),
         types=("TypeError",),
         pattern=r"grad requires real-valued outputs",
+        specifics=_output_dtype,
         anchor="return",
     ),
     Entry(
@@ -209,6 +651,7 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=_api("jax.numpy.dot"),
         types=("TypeError", "ValueError"),
         pattern=r"dot_general requires contracting dimensions",
+        specifics=_dot,
     ),
     Entry(
         kind="broadcast-shape",
@@ -219,6 +662,7 @@ ENTRIES: tuple[Entry, ...] = (
         ),
         types=("TypeError", "ValueError"),
         pattern=r"incompatible shapes for broadcasting",
+        specifics=_broadcast,
     ),
     Entry(
         kind="list-argument",
@@ -230,6 +674,7 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=f"{SHARP_BITS}#non-array-inputs-numpy-vs-jax",
         types=("TypeError",),
         pattern=r"requires ndarray or scalar arguments",
+        specifics=_list_argument,
     ),
     Entry(
         kind="vmap-axis-size",
@@ -241,6 +686,7 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=_api("jax.vmap"),
         types=("ValueError",),
         pattern=r"vmap got inconsistent sizes",
+        specifics=_axis_sizes,
     ),
     Entry(
         kind="cond-branch-types",
@@ -252,6 +698,7 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=_api("jax.lax.cond"),
         types=("TypeError",),
         pattern=r"branches must have equal output types|output must have identical types",
+        specifics=_branch_types,
     ),
     Entry(
         kind="scan-carry-type",
@@ -263,6 +710,7 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=_api("jax.lax.scan"),
         types=("TypeError",),
         pattern=r"scan body function carry input and carry output",
+        specifics=_carry_types,
     ),
     Entry(
         kind="while-carry-type",
@@ -274,6 +722,7 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=_api("jax.lax.while_loop"),
         types=("TypeError",),
         pattern=r"while_loop body function carry input and carry output",
+        specifics=_carry_types,
     ),
     Entry(
         kind="out-of-memory",
@@ -285,6 +734,7 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=f"{DOCS}/gpu_memory_allocation.html",
         types=("JaxRuntimeError", "XlaRuntimeError", "RuntimeError"),
         pattern=r"RESOURCE_EXHAUSTED|[Oo]ut of memory",
+        specifics=_memory,
     ),
     Entry(
         kind="out-of-memory",
@@ -295,6 +745,7 @@ ENTRIES: tuple[Entry, ...] = (
         ),
         doc_url=f"{DOCS}/gpu_memory_allocation.html",
         types=("MemoryError",),
+        specifics=_memory,
     ),
     Entry(
         kind="name",
@@ -304,15 +755,19 @@ ENTRIES: tuple[Entry, ...] = (
             "and np are already imported for you."
         ),
         types=("NameError",),
+        specifics=_undefined_name,
     ),
     Entry(
         kind="syntax",
         title="Syntax error",
         hint="Python could not read this line; check brackets, colons and indentation.",
         types=("SyntaxError",),
+        specifics=_syntax,
     ),
 )
 
+# No extractor: the title already quotes the message's first line, and an arbitrary
+# exception carries nothing the catalog knows how to read.
 FALLBACK = Entry(
     kind="exception",
     title="<Type>: <first line of the message>",
@@ -361,15 +816,24 @@ def _text(exc: BaseException) -> str:
         return f"<{type(exc).__name__} with an unprintable message>"
 
 
-def match(exc: BaseException) -> Entry:
-    """The catalog row for ``exc``: most derived matching type first, then message-only rows."""
+def match(exc: BaseException, clues: Clues | None = None) -> Entry:
+    """The catalog row for ``exc``: most derived matching type first, then message-only rows.
+
+    Without ``clues`` (the failing editor spot) no ``jax_only`` row matches.
+    """
     message = _text(exc)
+
+    def fits(entry: Entry) -> bool:
+        if not _found(entry.pattern, message):
+            return False
+        return not entry.jax_only or (clues is not None and clues.jax_involved())
+
     for cls in type(exc).__mro__:
         for entry in ENTRIES:
-            if cls.__name__ in entry.types and _found(entry.pattern, message):
+            if cls.__name__ in entry.types and fits(entry):
                 return entry
     for entry in ENTRIES:
-        if not entry.types and entry.pattern and _found(entry.pattern, message):
+        if not entry.types and entry.pattern and fits(entry):
             return entry
     return FALLBACK
 
@@ -464,10 +928,12 @@ def explain(
 
     ``function`` (optional: the user function, possibly wrapped by transforms)
     lets errors raised outside the user's frames, such as grad of a non-scalar
-    output, still point at an editor line.
+    output, still point at an editor line. ``message`` keeps the exception's
+    own text; ``specifics`` adds what the row's extractor finds in it.
     """
-    entry = match(exc)
-    message = _text(exc)
+    clues = Clues.gather(exc, filename)
+    entry = match(exc, clues)
+    message = clues.message
     frames = editor_frames(exc, filename)
     line: int | None = None
     column: int | None = None
@@ -493,6 +959,7 @@ def explain(
         title=title,
         hint=entry.hint,
         message=message,
+        specifics=entry.specifics(clues) if entry.specifics is not None else "",
         doc_url=_jax_doc_url(message) or entry.doc_url,
         file=filename if line is not None else None,
         line=line,

@@ -99,12 +99,15 @@ def load_source(
     """
     problem = check_syntax(source, filename)
     if problem is not None:
+        from workbench.engine.catalog import syntax_specifics
+
         raise UserCodeError(
             Explanation(
                 kind="syntax",
                 title=f"Syntax error: {problem.message}",
                 hint="Python could not read this line; check brackets, colons and indentation.",
                 message=problem.message,
+                specifics=syntax_specifics(problem.text, problem.column),
                 file=filename,
                 line=problem.line,
                 column=problem.column,
