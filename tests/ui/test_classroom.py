@@ -63,6 +63,8 @@ def test_an_error_shows_its_specifics_and_jaxs_message_one_click_away(qtbot, mak
     explanation = blocker.args[0]
     shown = window.messages.toPlainText()
     assert explanation.title in shown and "show JAX's message" in shown
+    assert "(4,) vs (1000,)" in explanation.specifics  # the shapes, in the window too
+    assert explanation.specifics.splitlines()[0] in shown
     assert explanation.message.splitlines()[0] not in shown
     window.messages.anchorClicked.emit(QUrl("wb:more"))
     assert explanation.message.splitlines()[0] in window.messages.toPlainText()

@@ -515,9 +515,8 @@ class MainWindow(QMainWindow):
                 self.editor.set_error_marks([(ex.line, ex.title, ex.hint)])
             where = f"line {ex.line}: " if ex.line else ""
             parts = [f"<b>{_html(where + ex.title)}</b>"]
-            specifics = getattr(ex, "specifics", "")
-            if specifics:
-                parts.append(f"<i>{_html(specifics)}</i>")
+            if ex.specifics:
+                parts.append(f"<i>{_html(ex.specifics)}</i>".replace("\n", "<br>"))
             hint = _html(ex.hint)
             if ex.doc_url:
                 hint += f' <a href="{_html(ex.doc_url)}">JAX docs</a>'
