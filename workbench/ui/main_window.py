@@ -168,7 +168,8 @@ class MainWindow(QMainWindow):
         else:
             self.resize(_default_size())
         state = self.settings.dock_state
-        if state is None or not self.restoreState(state):
+        self._first_start = state is None or not self.restoreState(state)
+        if self._first_start:
             self.reset_layout()
 
         self._open_initial(path)
@@ -294,6 +295,8 @@ class MainWindow(QMainWindow):
             lambda _functions: self._set_panels_stale(source_failed=False))
         if self.session.source_failure is not None:
             self._set_panels_stale(source_failed=True)
+        if self._first_start:  # the split asked for before the first frame, now it can hold
+            self.reset_layout()
         self.sig_panels_built.emit()
 
     def _on_timing_report(self, _report: TimingReport) -> None:
