@@ -78,24 +78,54 @@ def _run(scatter: KMeansScatter, n_frames: int) -> list[KMeansFrame]:
 def test_kmeans_gif_has_one_frame_per_iteration(qtbot, tmp_path):
     scatter = KMeansScatter()
     qtbot.addWidget(scatter)
-    scatter.resize(240, 180)
+    scatter.resize(260, 210)
     frames = _run(scatter, 4)
     frames.append(frames[-1])  # a converged run repeats its last frame; the caption differs
     path = export_kmeans_gif(scatter, frames, tmp_path / "run.gif", frame_ms=100)
     with Image.open(path) as im:
         assert im.format == "GIF"
         assert im.n_frames == 5
-        assert im.size == (240, 180)
+        assert im.size == (260, 210)
+
+
+@pytest.mark.parametrize(("frame_ms", "stored"), [(250, 250), (337, 340), (2000, 2000)])
+def test_kmeans_gif_frames_last_as_asked(qtbot, tmp_path, frame_ms, stored):
+    scatter = KMeansScatter()
+    qtbot.addWidget(scatter)
+    scatter.resize(260, 210)
+    # No suffix Pillow knows: the file is a GIF all the same.
+    path = export_kmeans_gif(scatter, _run(scatter, 3), tmp_path / "run.anim", frame_ms=frame_ms)
+    with Image.open(path) as im:
+        assert im.format == "GIF"
+        durations = []
+        for i in range(im.n_frames):
+            im.seek(i)
+            durations.append(im.info["duration"])
+    assert durations == [stored] * 3  # GIF keeps hundredths: rounded, not cut
+
+
+def test_kmeans_gif_refuses_frames_viewers_would_slow_down(qtbot, tmp_path):
+    scatter = KMeansScatter()
+    qtbot.addWidget(scatter)
+    with pytest.raises(ValueError, match="at least 20 ms"):
+        export_kmeans_gif(scatter, _run(scatter, 2), tmp_path / "run.gif", frame_ms=10)
 
 
 def test_kmeans_numbered_pngs(qtbot, tmp_path):
     scatter = KMeansScatter()
     qtbot.addWidget(scatter)
-    scatter.resize(200, 150)
+    scatter.resize(260, 210)
     paths = export_kmeans_pngs(scatter, _run(scatter, 3), tmp_path / "frames")
     assert [p.name for p in paths] == ["frame_000.png", "frame_001.png", "frame_002.png"]
     assert all(p.read_bytes()[:8] == PNG_MAGIC for p in paths)
     assert scatter.caption_text().startswith("iteration 2")
+
+
+def test_png_to_a_missing_folder_raises(qtbot, tmp_path):
+    widget = _distortion()
+    qtbot.addWidget(widget)
+    with pytest.raises(OSError, match="cannot write"):
+        export_png(widget, tmp_path / "no such folder" / "plot.png")
 
 
 def test_export_rejects_non_plots(qtbot, tmp_path):

@@ -160,6 +160,28 @@ def test_distortion_marks_the_current_iteration(qtbot):
     assert d.current_marker() is None
 
 
+def test_distortion_axes_fit_each_history_before_any_paint(qtbot):
+    d = DistortionPlot()
+    qtbot.addWidget(d)  # never shown: as in a background dock tab
+    for history in ([50.0, 30.0, 25.0], [5.0, 4.0]):
+        d.plotItem.vb.setRange(xRange=(100, 200), yRange=(-9, -8))  # a user zoomed away
+        d.set_history(history)
+        (x0, x1), (y0, y1) = d.plotItem.vb.viewRange()
+        lo, hi = min(history), max(history)
+        assert x0 <= 0 and x1 >= len(history) - 1 and x1 < len(history)
+        assert y0 <= lo and y1 >= hi and y1 - y0 < 2 * (hi - lo)
+
+
+def test_plots_ask_for_room_that_grows_with_the_presentation_scale(qtbot):
+    scatter, d = KMeansScatter(), DistortionPlot()
+    for w in (scatter, d):
+        qtbot.addWidget(w)
+    assert scatter.minimumHeight() >= 200 and d.minimumHeight() >= 120
+    scatter.set_presentation_scale(2.0)
+    d.set_presentation_scale(2.0)
+    assert scatter.minimumHeight() >= 400 and d.minimumHeight() >= 240
+
+
 def test_presentation_scale_grows_markers_and_fonts(scatter, qtbot):
     scatter.set_frame(nearest(XY, CENTROIDS), CENTROIDS)
     before = axis_font_size(scatter.plotItem)

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from workbench.plots.export import settle
 from workbench.plots.presentation import axis_font_size
 from workbench.plots.timing_chart import (
     LogSecondsAxis,
@@ -121,3 +122,22 @@ def test_presentation_scale(chart):
     assert axis_font_size(chart.barPlot, "left") == pytest.approx(1.5 * before)
     assert axis_font_size(chart.sweepPlot, "bottom") == pytest.approx(1.5 * before)
     assert chart.view() == "bars"
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0])
+def test_labels_fit_at_the_minimum_size(qtbot, scale):
+    chart = TimingChart()
+    qtbot.addWidget(chart)
+    chart.set_presentation_scale(scale)
+    chart.set_bars(BARS)
+    chart.show()
+    chart.resize(10, 10)  # a dock squeezed as far as it goes
+    settle(chart)  # axes take their room once painted
+    assert chart.height() >= 200 * scale and chart.width() >= 280 * scale
+    axis = chart.barPlot.getAxis("left")
+    # The vertical title is not cut: the left axis is at least as tall as its text is long.
+    assert axis.label.boundingRect().width() <= axis.geometry().height()
+    view = chart.barPlot.vb.sceneBoundingRect()
+    labels = [t for t in chart._bar_labels if t.isVisible()]
+    assert len(labels) == len(BARS)
+    assert all(view.contains(t.sceneBoundingRect()) for t in labels)  # value labels too

@@ -9,11 +9,13 @@ import subprocess
 import sys
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
 from workbench.api import messages as p
 from workbench.api.timing_report import ROW_FIELDS, report_json, table_rows
+from workbench.plots.export import settle
 from workbench.ui.session import Call
-from workbench.ui.timing_panel import COLUMN, TimingPanel
+from workbench.ui.timing_panel import COLUMN, TABLE_MIN_ROWS, TimingPanel
 
 SOURCE = """\
 def selu(x, alpha=1.67, lmbda=1.05):
@@ -61,9 +63,12 @@ def test_table_rows_equal_the_engine_report(qtbot, panel):
     rows = panel.rows()
     expected = table_rows(report)
     assert len(rows) == len(report.results) == panel.table.rowCount()
+    assert panel.table.isColumnHidden(COLUMN["size"])  # no sweep: the args say the size
     for row, want, result in zip(rows, expected, report.results, strict=True):
-        for key in row:
-            assert same(row[key], want[key]), key
+        assert row["size"] is None
+        for key in want:
+            if key in row:
+                assert same(row[key], want[key]), key
         assert row["median_s"] == result.stats.median_s
         assert row["loops"] == result.stats.loops
     jit = next(i for i, r in enumerate(report.results) if r.mode == "jit")
@@ -105,12 +110,27 @@ def test_exports_match_the_cli_json(qtbot, panel, tmp_path, capsys):
     assert float(rows[0]["median_s"]) == report.results[0].stats.median_s
 
 
-def test_sweep_draws_lines_and_explains_recompilations(qtbot, panel):
+def test_sweep_draws_lines_and_explains_recompilations(qtbot, panel, tmp_path):
     panel.args_edit.setText("f32[N]")
     panel.sweep_edit.setText("N=10:1000:3")
     panel.eager_box.setChecked(False)
     report = measured(qtbot, panel)
     assert sorted({s.size for s in report.sweep}) == [10, 100, 1000]
+    # Which N each figure belongs to: the status names the sizes, each row its own N.
+    assert panel.status.text() == "selu(f32[N]) swept N = 10 … 1,000: 3 sizes × 1 mode"
+    assert not panel.table.isColumnHidden(COLUMN["size"])
+    assert panel.table.horizontalHeaderItem(COLUMN["size"]).text() == "N"
+    sizes = [panel.table.item(r, COLUMN["size"]).text() for r in range(panel.table.rowCount())]
+    assert sizes == ["10", "100", "1,000"]
+    rows = panel.rows()
+    assert [(r["size"], r["median_s"]) for r in rows] == [
+        (pt.size, pt.median_s) for pt in report.sweep]
+    assert rows[0]["compile_s"] == report.results[0].compile.compile_s  # the first size's split
+    assert math.isnan(rows[1]["compile_s"])  # measured at the first size only
+    with open(panel.export_csv(tmp_path / "sweep.csv"), newline="") as fh:
+        lines = list(csv.DictReader(fh))
+    assert [int(r["size"]) for r in lines] == [10, 100, 1000]
+    assert [float(r["median_s"]) for r in lines] == [pt.median_s for pt in report.sweep]
     assert panel.chart.view() == "sweep" and panel.view_choice.isEnabled()
     assert set(panel.chart.sweep_data()) == {("cpu:0", "jit")}
     notes = panel.notes.toPlainText()
@@ -176,3 +196,57 @@ def test_panel_modules_do_not_import_jax():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={"QT_QPA_PLATFORM": "offscreen", "PATH": ""})
     assert out.stdout.strip() == "[]"
+
+
+def test_chart_and_table_keep_their_room_at_the_panels_minimum(qtbot, panel):
+    measured(qtbot, panel)
+    panel.resize(panel.minimumSizeHint())
+    QApplication.sendPostedEvents()
+    assert panel.chart.height() >= 200
+    table = panel.table
+    header = table.horizontalHeader().height()
+    assert table.height() >= header + TABLE_MIN_ROWS * table.verticalHeader().defaultSectionSize()
+    settle(panel.chart)
+    axis = panel.chart.barPlot.getAxis("left")
+    assert axis.label.boundingRect().width() <= axis.geometry().height()  # title not cut
+    view = panel.chart.barPlot.vb.sceneBoundingRect()
+    assert all(view.contains(t.sceneBoundingRect())
+               for t in panel.chart._bar_labels if t.isVisible())
+    # The splitter cannot squash the chart away either.
+    panel.splitter.setSizes([10_000, 1])
+    assert panel.chart.height() >= 200
+
+
+def test_bad_input_message_sits_under_the_boxes_it_is_about(qtbot, panel):
+    panel.sweep_edit.setText("N=oops")
+    with qtbot.waitSignal(panel.sig_message, timeout=WAIT_MS,
+                          check_params_cb=lambda text: "bad sweep" in text):
+        panel.measure_button.click()
+    message = panel.message.geometry()
+    assert panel.sweep_edit.geometry().bottom() < message.top()
+    assert panel.args_edit.geometry().bottom() < message.top()
+    assert message.bottom() < panel.devices_choice.geometry().top()  # before the next row
+
+
+def test_exports_say_where_they_saved(qtbot, panel, tmp_path):
+    measured(qtbot, panel)
+    for kind, button in (("csv", panel.csv_button), ("json", panel.json_button),
+                         ("png", panel.png_button)):
+        assert button.isEnabled()
+        path = tmp_path / f"t.{kind}"
+        with qtbot.waitSignal(panel.sig_exported, timeout=WAIT_MS) as blocker:
+            assert panel.export_to(kind, path) == path
+        assert blocker.args == [str(path)] and path.stat().st_size > 0
+        status = panel.export_status
+        assert status.isVisible() and str(path) in status.text()
+        assert status.text().startswith(f"{kind.upper()} saved to")
+        assert status.geometry().top() > button.geometry().bottom()  # just under the buttons
+    assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
+    for kind in ("csv", "png"):
+        with qtbot.assertNotEmitted(panel.sig_exported):
+            assert panel.export_to(kind, tmp_path / "no such folder" / f"t.{kind}") is None
+        assert f"could not save {kind.upper()}" in panel.export_status.text()
+        assert "no such folder" in panel.export_status.text()
+    with qtbot.waitSignal(panel.sig_exported, timeout=WAIT_MS):
+        panel.export_to("json", tmp_path / "named")  # still usable; the suffix is added
+    assert json.loads((tmp_path / "named.json").read_text())["function"] == "selu"

@@ -17,6 +17,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from workbench.api.kmeans import KMeansRun
 from workbench.plots.kmeans_scatter import KMeansScatter
 
+MIN_GIF_FRAME_MS = 20  # browsers show shorter GIF frames for 100 ms instead
+
 
 @dataclass(frozen=True)
 class KMeansFrame:
@@ -75,7 +77,10 @@ def export_png(widget: QtWidgets.QWidget, path: str | Path, width: int | None = 
     exporter = ImageExporter(scene)
     if width is not None:
         exporter.parameters()["width"] = int(width)
-    exporter.export(str(path))
+    image = exporter.export(toBytes=True)
+    # The exporter ignores QImage.save's answer; a folder that is not there must not pass.
+    if not image.save(str(path), "PNG"):
+        raise OSError(f"cannot write a PNG to {path}")
     return path
 
 
@@ -139,20 +144,25 @@ def _render_frames(scatter: KMeansScatter, frames: Iterable[KMeansFrame],
 
 
 def export_kmeans_gif(scatter: KMeansScatter, frames: Sequence[KMeansFrame], path: str | Path,
-                      frame_ms: int = 400, trail_length: int = 50) -> Path:
+                      frame_ms: float = 400, trail_length: int = 50) -> Path:
     """An animated GIF of the run, one frame per iteration, drawn by ``scatter`` off screen.
 
-    Each frame carries its iteration caption, so Pillow never merges two frames into one.
+    ``frame_ms`` is how long each frame shows (the panel passes its playing speed's);
+    GIF stores it in hundredths of a second, so it is rounded to the nearest 10 ms. Each frame
+    carries its iteration caption, so Pillow never merges two frames into one.
     """
     from PIL import Image
 
+    if not frame_ms >= MIN_GIF_FRAME_MS:
+        raise ValueError(f"a GIF frame needs at least {MIN_GIF_FRAME_MS} ms, got {frame_ms}")
     path = Path(path)
     images = [Image.fromarray(a[:, :, :3]).quantize(colors=255, method=Image.Quantize.MEDIANCUT)
               for a in _render_frames(scatter, frames, trail_length)]
     if not images:
         raise ValueError("no frames to write")
-    images[0].save(path, save_all=True, append_images=images[1:], duration=frame_ms, loop=0,
-                   optimize=False, disposal=1)
+    # format: the file is a GIF whatever its name ends with (Pillow guesses from the suffix).
+    images[0].save(path, format="GIF", save_all=True, append_images=images[1:],
+                   duration=10 * round(frame_ms / 10), loop=0, optimize=False, disposal=1)
     return path
 
 

@@ -31,6 +31,9 @@ BACKGROUND = 255  # raster value of a cell with no point: transparent
 UNASSIGNED = 254  # points before the first assignment: grey
 MAX_CLUSTERS = 254
 VORONOI_GRID = (150, 200)  # rows, columns: coarse is enough for a background tint
+# Below these (pixels, at presentation scale 1) the axes crowd the points or the curve out.
+SCATTER_MIN_SIZE = (240, 200)
+DISTORTION_MIN_HEIGHT = 120
 
 
 def _argb_lut(alpha: int) -> np.ndarray:
@@ -86,6 +89,7 @@ class KMeansScatter(pg.PlotWidget):
                  marker_threshold: int = 5000) -> None:
         super().__init__(parent)
         self.setObjectName("kmeansPlot")
+        self.setMinimumSize(*SCATTER_MIN_SIZE)
         self.point_size = max(1, int(point_size))
         self.marker_threshold = marker_threshold
         self._scale = 1.0
@@ -390,6 +394,8 @@ class KMeansScatter(pg.PlotWidget):
     def set_presentation_scale(self, factor: float) -> None:
         """Scale fonts, centroid markers, trails and (small data sets) point markers."""
         self._scale = float(factor)
+        grow = max(self._scale, 1.0)
+        self.setMinimumSize(int(SCATTER_MIN_SIZE[0] * grow), int(SCATTER_MIN_SIZE[1] * grow))
         scale_plot_item(self.plotItem, factor)
         self._markers.setSize(7 * factor)
         self._draw_centroids()
@@ -408,6 +414,7 @@ class DistortionPlot(pg.PlotWidget):
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("distortionPlot")
+        self.setMinimumHeight(DISTORTION_MIN_HEIGHT)
         self._scale = 1.0
         self._fg = scheme_colours("dark")[1]
         self._history = np.empty(0)
@@ -433,6 +440,10 @@ class DistortionPlot(pg.PlotWidget):
         if self._current is not None and self._current >= len(self._history):
             self._current = None
         self.set_current(self._current)
+        # pyqtgraph fits the axes only when it next paints: a hidden or not yet painted
+        # plot would keep its old range (0-1 on a fresh one) for whoever reads or exports it.
+        self.plotItem.vb.enableAutoRange()
+        self.plotItem.vb.updateAutoRange()
 
     def set_current(self, i: int | None) -> None:
         """Mark iteration ``i`` (the scrubber's position); None clears the mark."""
@@ -452,8 +463,9 @@ class DistortionPlot(pg.PlotWidget):
         return (float(x[0]), float(y[0])) if len(x) else None
 
     def set_presentation_scale(self, factor: float) -> None:
-        """Scale fonts, the line and the markers."""
+        """Scale fonts, the line and the markers (and the height they need)."""
         self._scale = float(factor)
+        self.setMinimumHeight(int(DISTORTION_MIN_HEIGHT * max(self._scale, 1.0)))
         scale_plot_item(self.plotItem, factor)
         colour = QtGui.QColor(cluster_colour(0))
         self._curve.setPen(pg.mkPen(colour, width=2 * factor))

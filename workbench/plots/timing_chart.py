@@ -31,6 +31,9 @@ MODE_COLOURS = {"eager": OKABE_ITO[1], "jit": OKABE_ITO[0], "numpy": OKABE_ITO[2
 DEVICE_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
                  Qt.PenStyle.DashDotLine)
 DEVICE_SYMBOLS = ("o", "s", "t", "d", "+")
+# Pixels at presentation scale 1: room for the vertical axis title, a few decades of
+# ticks and the bars' value labels (at ~40 px the title and the labels were cut off).
+MIN_SIZE = (280, 200)
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,7 @@ class TimingChart(pg.GraphicsLayoutWidget):
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("timingChart")
+        self.setMinimumSize(*MIN_SIZE)
         self._scale = 1.0
         self._fg = scheme_colours("dark")[1]
         self._bars: list[TimingBar] = []
@@ -260,7 +264,17 @@ class TimingChart(pg.GraphicsLayoutWidget):
         self.barPlot.setXRange(-0.6, max(len(devices), 1) - 0.4, padding=0)
         self.barPlot.setYRange(floor, top + 0.3 + 0.25 * max(top - floor, 1.0), padding=0)
         self.barPlot.legend.setColumnCount(max(len(modes), 1))
+        self._fit_bar_labels(len(devices), len(modes))
         self.show_view("bars")
+
+    def _fit_bar_labels(self, groups: int, per_group: int) -> None:
+        """Ask for the width at which the bars' value labels stand side by side in the plot."""
+        shown = [t.textItem.boundingRect().width() for t in self._bar_labels if t.isVisible()]
+        # One x unit per device group, its bars sharing 0.8 of it; groups + 0.2 units show.
+        plot_px = max(shown, default=0.0) * max(per_group, 1) / 0.8 * (groups + 0.2)
+        axis_px = self.barPlot.getAxis("left").minimumWidth()
+        base = MIN_SIZE[0] * max(self._scale, 1.0)
+        self.setMinimumWidth(int(max(base, plot_px + axis_px + 20 * self._scale)))
 
     def bar_values(self) -> dict[tuple[str, str], float]:
         """(device, mode) -> seconds, read back from the drawn bars (log10 heights)."""
@@ -363,6 +377,8 @@ class TimingChart(pg.GraphicsLayoutWidget):
     def set_presentation_scale(self, factor: float) -> None:
         """Scale fonts, line widths and markers (the window's presentation zoom)."""
         self._scale = float(factor)
+        grow = max(self._scale, 1.0)
+        self.setMinimumSize(int(MIN_SIZE[0] * grow), int(MIN_SIZE[1] * grow))  # set_bars widens
         scale_plot_item(self.barPlot, factor)
         scale_plot_item(self.sweepPlot, factor)
         view = self._view

@@ -5,23 +5,29 @@ panel then plays them locally. Positions on the scrubber are half-steps:
 ``2i`` shows frame i assigned (labels to centroids i); ``2i+1`` the update
 that follows (centroids i+1 over the same labels), so a class can watch the
 two halves of Lloyd's iteration apart.
+
+Every number box takes whatever is typed: what the panel cannot use (text, K
+larger than N, a NaN tolerance) is said under that box and nothing is sent;
+nothing is clamped to a range behind the user's back.
 """
 
 from __future__ import annotations
+
+import math
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QSlider,
-    QSpinBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -31,8 +37,8 @@ from workbench.api import messages as p
 from workbench.api.choices import DEMO_INITS, DemoInit
 from workbench.api.kmeans import KMeansDemo, KMeansRun
 from workbench.api.messages import reply_text
-from workbench.plots.export import KMeansFrame, export_kmeans_gif, run_frames
-from workbench.plots.kmeans_scatter import DistortionPlot, KMeansScatter
+from workbench.plots.export import KMeansFrame, export_kmeans_gif, export_png, run_frames
+from workbench.plots.kmeans_scatter import MAX_CLUSTERS, DistortionPlot, KMeansScatter
 from workbench.ui.panel import Panel
 from workbench.ui.session import Session
 
@@ -40,6 +46,117 @@ INIT_LABELS: dict[DemoInit, str] = {"kmeans++": "k-means++", "random": "random p
                                     "farthest": "farthest first", "given": "click to place"}
 INITS = tuple((INIT_LABELS[init], init) for init in DEMO_INITS)
 TRAIL = 50
+TUTORIAL_POINTS = 800  # the engine's tutorial data (a test checks it)
+MAX_POINTS = 5_000_000  # every frame's labels come back: N x iterations bytes at least
+MAX_ITER = 10_000
+MAX_SPEED = 60.0  # half-steps per second; a GIF frame (two half-steps) stays >= 20 ms
+ERROR_STYLE = "color: #c0392b"
+# The engine's words for K > N (engine/kmeans/inits.py), which belong under the K box.
+K_TOO_LARGE = "larger than the number of points"
+
+Number = int | float
+
+
+def _shown(value: Number) -> str:
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+
+
+def _message_label(name: str) -> QLabel:
+    label = QLabel()
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setStyleSheet(ERROR_STYLE)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.hide()
+    return label
+
+
+class NumberField(QWidget):
+    """A line edit for one number with its message under it; any text can be typed.
+
+    ``value()`` is the number, or None while the text is not one the panel can use
+    (``problem()`` says why); nothing is clamped. Typing clears the message, or with
+    ``live`` (a box that acts as it is typed in) shows the new text's problem at once.
+    """
+
+    sig_value_changed = Signal(object)
+    """The text now holds this valid number (an edit that is not one emits nothing)."""
+
+    def __init__(self, name: str, what: str, value: Number, *, integer: bool,
+                 low: Number | None = None, high: Number | None = None,
+                 tip: str = "", live: bool = False, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.what, self.integer, self.low, self.high = what, integer, low, high
+        self.live = live
+        self.edit = QLineEdit()
+        self.edit.setObjectName(name)
+        self.edit.setToolTip(tip)
+        self.message = _message_label(f"{name}Message")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(1)
+        layout.addWidget(self.edit)
+        layout.addWidget(self.message)
+        self.setValue(value)
+        self.edit.textEdited.connect(self._on_edited)
+
+    def text(self) -> str:
+        return self.edit.text()
+
+    def setText(self, text: str) -> None:  # noqa: N802 (QLineEdit's spelling)
+        """Replace the text as if typed (its message clears)."""
+        self.edit.setText(text)
+        self._on_edited(text)
+
+    def setValue(self, value: Number) -> None:  # noqa: N802 (QSpinBox's spelling)
+        self.setText(str(value) if self.integer else f"{value:.10g}")
+
+    def value(self) -> Number | None:
+        number, problem = self._parse()
+        return None if problem else number
+
+    def problem(self) -> str:
+        """Why the text is not a usable number ("" when it is)."""
+        return self._parse()[1]
+
+    def check(self) -> Number | None:
+        """The number, or None with the reason shown under the box."""
+        number, problem = self._parse()
+        if problem:
+            self.show_message(problem)
+            return None
+        return number
+
+    def show_message(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+
+    def _parse(self) -> tuple[Number, str]:
+        typed = self.edit.text().strip()
+        text = typed.replace("_", "").replace(",", "")  # 1,000 and 1_000 read as 1000
+        kind = "a whole number" if self.integer else "a number"
+        try:
+            number: Number = float(text)
+        except ValueError:
+            return 0, f"{self.what} must be {kind}, got {repr(typed) if typed else 'nothing'}"
+        if not math.isfinite(number):
+            return 0, f"{self.what} must be a finite number, got {typed}"
+        if self.integer:
+            if not float(number).is_integer():
+                return 0, f"{self.what} must be {kind}, got {typed}"
+            # int() of the digits themselves: a float would round a long seed
+            number = int(text) if text.lstrip("+-").isdigit() else int(number)
+        if self.low is not None and number < self.low:
+            return number, f"{self.what} must be at least {_shown(self.low)}, got {typed}"
+        if self.high is not None and number > self.high:
+            return number, f"{self.what} must be at most {_shown(self.high)}, got {typed}"
+        return number, ""
+
+    def _on_edited(self, _text: str) -> None:
+        number, problem = self._parse()
+        self.show_message(problem if self.live else "")
+        if not problem:
+            self.sig_value_changed.emit(number)
 
 
 class KMeansPanel(Panel):
@@ -50,7 +167,9 @@ class KMeansPanel(Panel):
     sig_position_changed = Signal(int)
     """The half-step shown changed (0 .. 2 * iterations)."""
     sig_error_shown = Signal(str)
-    """A message about bad input or a failed run is shown inline."""
+    """A message about bad input or a failed run is shown next to its control."""
+    sig_exported = Signal(str)
+    """An export (GIF of the run, PNG of the frame) was written to this path."""
 
     def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -61,6 +180,7 @@ class KMeansPanel(Panel):
         self.placed: list[tuple[float, float]] = []
         self._position = 0
         self._path: str | None = None
+        self._known_n: dict[tuple[str, str | None], int] = {("tutorial", None): TUTORIAL_POINTS}
 
         self.scatter = KMeansScatter()
         self.distortion = DistortionPlot()
@@ -68,37 +188,40 @@ class KMeansPanel(Panel):
 
         self.dataset = QComboBox()
         self.dataset.setObjectName("kmeansData")
-        self.dataset.addItem("tutorial (800 points)", "tutorial")
+        self.dataset.addItem(f"tutorial ({TUTORIAL_POINTS} points)", "tutorial")
         self.dataset.addItem("Gaussian blobs", "blobs")
         self.dataset.addItem("file ...", "file")
         self.dataset.currentIndexChanged.connect(self._on_dataset_changed)
-        self.n_points = QSpinBox(minimum=1, maximum=5_000_000, value=10000)
-        self.n_points.setObjectName("kmeansN")
-        self.n_points.setSingleStep(1000)
-        self.blob_k = QSpinBox(minimum=1, maximum=64, value=5)
-        self.blob_k.setObjectName("kmeansBlobK")
-        self.spread = QDoubleSpinBox(minimum=0.01, maximum=100.0, value=1.0, singleStep=0.1)
-        self.spread.setObjectName("kmeansSpread")
-        self.seed = QSpinBox(minimum=0, maximum=2**31 - 1, value=0)
-        self.seed.setObjectName("kmeansSeed")
+        self.n_points = NumberField("kmeansN", "N", 10000, integer=True, low=1,
+                                    high=MAX_POINTS, tip="number of points to draw")
+        self.blob_k = NumberField("kmeansBlobK", "blobs", 5, integer=True, low=1,
+                                  high=MAX_POINTS, tip="Gaussian blobs the points are drawn from")
+        self.spread = NumberField("kmeansSpread", "spread", 1.0, integer=False, low=0,
+                                  tip="standard deviation of each blob")
+        self.seed = NumberField("kmeansSeed", "seed", 0, integer=True, low=0, high=2**63 - 1,
+                                tip="random seed of the data and the initialisation")
         self.load_button = QPushButton("Load file ...")
         self.load_button.setObjectName("kmeansLoad")
         self.load_button.clicked.connect(self._on_load_clicked)
+        self.file_message = _message_label("kmeansFileMessage")
         self.init = QComboBox()
         self.init.setObjectName("kmeansInit")
         for text, key in INITS:
             self.init.addItem(text, key)
         self.init.currentIndexChanged.connect(self._on_init_changed)
-        self.k = QSpinBox(minimum=1, maximum=254, value=4)
-        self.k.setObjectName("kmeansK")
-        self.tol = QDoubleSpinBox(decimals=8, minimum=-1.0, maximum=1e3, value=1e-5,
-                                  singleStep=1e-5)
-        self.tol.setObjectName("kmeansTol")
-        self.max_iter = QSpinBox(minimum=0, maximum=10000, value=100)
-        self.max_iter.setObjectName("kmeansMaxIter")
+        self.init_message = _message_label("kmeansInitMessage")
+        self.k = NumberField("kmeansK", "K", 4, integer=True, low=1,
+                             tip=f"clusters, 1 to N (at most {MAX_CLUSTERS} can be drawn)")
+        self.tol = NumberField("kmeansTol", "tolerance", 1e-5, integer=False,
+                               tip="stop when the distortion drops by no more than this; "
+                                   "0: when no point changes cluster; < 0: run max iterations")
+        self.max_iter = NumberField("kmeansMaxIter", "max iterations", 100, integer=True, low=0,
+                                    high=MAX_ITER)
         self.voronoi = QCheckBox("Voronoi background")
         self.voronoi.setObjectName("kmeansVoronoi")
         self.voronoi.toggled.connect(self.scatter.set_voronoi_visible)
+        self.fields = (self.n_points, self.blob_k, self.spread, self.seed, self.k, self.tol,
+                       self.max_iter)
 
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("kmeansRun")
@@ -126,24 +249,29 @@ class KMeansPanel(Panel):
         self.scrubber = QSlider(Qt.Orientation.Horizontal)
         self.scrubber.setObjectName("kmeansScrubber")
         self.scrubber.valueChanged.connect(self.set_position)
-        self.speed = QDoubleSpinBox(minimum=0.2, maximum=60.0, value=2.0, suffix=" steps/s")
-        self.speed.setObjectName("kmeansSpeed")
-        self.speed.valueChanged.connect(self._on_speed_changed)
-        self.export_button = QPushButton("Export GIF ...")
+        self.speed = NumberField("kmeansSpeed", "speed", 2.0, integer=False, low=0.1,
+                                 high=MAX_SPEED, live=True,
+                                 tip="half-steps per second when playing; an exported GIF "
+                                     "shows each iteration for two half-steps' time")
+        self.speed.edit.setMaximumWidth(70)
+        self.speed.sig_value_changed.connect(self._on_speed_changed)
+        self.export_button = QPushButton("Export ...")
         self.export_button.setObjectName("kmeansExport")
+        self.export_button.setToolTip("the run as an animated GIF, or the frame shown as a PNG")
         self.export_button.clicked.connect(self._on_export_clicked)
+        self.export_status = QLabel("")
+        self.export_status.setObjectName("kmeansExportStatus")
+        self.export_status.setWordWrap(True)
+        self.export_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.export_status.hide()
         self.status = QLabel("")
         self.status.setObjectName("kmeansStatus")
         self.status.setWordWrap(True)
-        self.message = QLabel("")
-        self.message.setObjectName("kmeansMessage")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #c0392b")
-        self.message.hide()
+        self.message = _message_label("kmeansMessage")  # a failed run, under the Run button
 
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._on_tick)
-        self._on_speed_changed(self.speed.value())
+        self._on_speed_changed(self.speed.value() or 2.0)
 
         form = QFormLayout()
         form.addRow("data", self.dataset)
@@ -152,16 +280,21 @@ class KMeansPanel(Panel):
         form.addRow("spread", self.spread)
         form.addRow("seed", self.seed)
         form.addRow(self.load_button)
+        form.addRow(self.file_message)
         form.addRow("init", self.init)
+        form.addRow(self.init_message)
         form.addRow("K", self.k)
         form.addRow("tolerance", self.tol)
         form.addRow("max iterations", self.max_iter)
         form.addRow(self.voronoi)
         controls = QWidget()
+        controls.setMaximumWidth(320)  # long messages wrap instead of widening the column
         cl = QVBoxLayout(controls)
         cl.addLayout(form)
         cl.addWidget(self.run_button)
+        cl.addWidget(self.message)
         cl.addWidget(self.export_button)
+        cl.addWidget(self.export_status)
         cl.addStretch(1)
         cl.addWidget(self.status)
         transport = QHBoxLayout()
@@ -170,7 +303,10 @@ class KMeansPanel(Panel):
             transport.addWidget(w)
         transport.addWidget(self.scrubber, 1)
         transport.addWidget(self.speed)
+        transport.addWidget(QLabel("half-steps/s"))
+        # The plots keep their minimum sizes (the panel's minimumSizeHint asks for them).
         plots = QSplitter(Qt.Orientation.Vertical)
+        plots.setChildrenCollapsible(False)
         plots.addWidget(self.scatter)
         plots.addWidget(self.distortion)
         plots.setStretchFactor(0, 4)
@@ -178,7 +314,6 @@ class KMeansPanel(Panel):
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(self.message)
         rl.addWidget(plots, 1)
         rl.addLayout(transport)
         layout = QHBoxLayout(self)
@@ -190,18 +325,68 @@ class KMeansPanel(Panel):
     # ------------------------------------------------------------------ running
 
     def run(self) -> None:
-        """Ask the engine for a whole recorded run; the panel stays usable meanwhile."""
-        init = self.init.currentData()
-        centroids = np.asarray(self.placed, dtype=np.float32) if init == "given" else None
-        request = p.KMeans(
-            dataset=self.dataset.currentData(), n=self.n_points.value(), k=self.k.value(),
-            blob_k=self.blob_k.value(), spread=self.spread.value(), seed=self.seed.value(),
-            path=self._path, init=init, centroids=centroids,
-            max_iter=self.max_iter.value(), tol=self.tol.value(),
-        )
+        """Check the boxes, then ask the engine for a whole recorded run (the panel stays
+        usable meanwhile); a box the panel cannot use gets its message and nothing is sent."""
+        request = self._request()
+        if request is None:
+            return
         self.play_button.setChecked(False)
         self.status.setText("running ...")
         self.engine.request(request, self._on_reply, key="kmeans")
+
+    def _request(self) -> p.KMeans | None:
+        self._clear_messages()
+        dataset = self.dataset.currentData()
+        init = self.init.currentData()
+        given = init == "given"
+        used = [f for f in self.fields if f.isEnabled() and not (f is self.k and given)]
+        bad = [f for f in used if f.check() is None]  # each shows its own message
+        if bad:
+            self._announce(bad[0].problem())
+            return None
+        n = (self._int(self.n_points) if dataset == "blobs" else
+             self._known_n.get((dataset, self._path if dataset == "file" else None)))
+        k = len(self.placed) if given else self._int(self.k)
+        if given and not self.placed:
+            self._refuse(self.init_message,
+                         "click on the plot to place the starting centroids first")
+        elif n is not None and k > n:
+            self._refuse(self.k.message, f"K = {k:,} is {K_TOO_LARGE} N = {n:,}")
+        elif k > MAX_CLUSTERS:
+            self._refuse(self.k.message,
+                         f"K = {k:,}: the animation colours at most {MAX_CLUSTERS} clusters")
+        else:
+            return p.KMeans(
+                dataset=dataset, n=self._int(self.n_points, 1), k=k,
+                blob_k=self._int(self.blob_k, 1), spread=float(self.spread.value() or 0.0),
+                seed=self._int(self.seed), path=self._path, init=init,
+                centroids=np.asarray(self.placed, dtype=np.float32) if given else None,
+                max_iter=self._int(self.max_iter), tol=float(self.tol.value() or 0.0),
+            )
+        return None
+
+    @staticmethod
+    def _int(field: NumberField, unused: int = 0) -> int:
+        """The field's whole number; ``unused`` for a box the request does not use (a
+        disabled one may hold any text)."""
+        value = field.value()
+        return int(value) if value is not None else unused
+
+    def _refuse(self, label: QLabel, text: str) -> None:
+        label.setText(text)
+        label.show()
+        self._announce(text)
+
+    def _announce(self, text: str) -> None:
+        self.status.setText("")
+        self.sig_error_shown.emit(text)
+
+    def _clear_messages(self) -> None:
+        for f in self.fields:
+            f.show_message("")
+        for label in (self.message, self.file_message, self.init_message):
+            label.setText("")
+            label.hide()
 
     def _on_reply(self, reply: p.Reply) -> None:
         demo = p.result_value(reply, KMeansDemo)
@@ -211,16 +396,28 @@ class KMeansPanel(Panel):
             self.show_error(reply_text(reply))
 
     def show_error(self, text: str) -> None:
-        self.message.setText(text)
-        self.message.show()
-        self.status.setText("")
-        self.sig_error_shown.emit(text)
+        """A failed run's message, under the control it is about (K, the file, or Run)."""
+        if K_TOO_LARGE in text:
+            label = self.k.message
+        elif self.dataset.currentData() == "file":
+            label = self.file_message
+        else:
+            label = self.message
+        self._refuse(label, text)
+
+    def error_label(self) -> QLabel | None:
+        """The message label showing now (None when the panel shows no message)."""
+        labels = [f.message for f in (*self.fields, self.speed)]
+        labels += [self.message, self.file_message, self.init_message]
+        return next((lb for lb in labels if not lb.isHidden() and lb.text()), None)
 
     def show_demo(self, demo: KMeansDemo) -> None:
-        self.message.hide()
+        self._clear_messages()
         self.demo = demo
         self.placed = []
         run = demo.run
+        dataset = self.dataset.currentData()
+        self._known_n[(dataset, self._path if dataset == "file" else None)] = run.n
         self.scatter.set_points(demo.points)
         self.distortion.set_history(run.distortion)
         self.scrubber.blockSignals(True)
@@ -297,10 +494,57 @@ class KMeansPanel(Panel):
     def frames(self) -> list[KMeansFrame]:
         return run_frames(self._shown_run())
 
-    def export_gif(self, path: str) -> None:
-        export_kmeans_gif(self.scatter, self.frames(), path)
-        self._position = -1
-        self.set_position(self.scrubber.value())
+    def gif_frame_ms(self) -> float:
+        """How long the player shows one iteration (two half-steps) at the speed set: the
+        GIF's frame duration, so the file plays as the panel does."""
+        speed = self.speed.value()
+        if speed is None:
+            raise ValueError(self.speed.problem())
+        return 2000.0 / speed
+
+    def export_gif(self, path: str | Path) -> Path:
+        """The run as an animated GIF at the panel's speed; the frame shown stays shown."""
+        frame_ms = self.gif_frame_ms()
+        frames = self.frames()
+        try:
+            written = export_kmeans_gif(self.scatter, frames, path, frame_ms)
+        finally:
+            self._position = -1
+            self.set_position(self.scrubber.value())
+        seconds = round(frame_ms / 10) / 100  # what GIF stores: hundredths of a second
+        return self._exported(written, f"GIF saved to {written} "
+                                       f"({len(frames)} frames, {seconds:g} s each)")
+
+    def export_png(self, path: str | Path) -> Path:
+        """The frame shown, as a PNG."""
+        written = export_png(self.scatter, path)
+        return self._exported(written, f"PNG saved to {written}")
+
+    def export_to(self, path: str | Path) -> Path | None:
+        """A PNG of the frame for a ``.png`` path, else a GIF of the run (``.gif`` added
+        when the name has no suffix); a failure is said next to the Export button."""
+        path = Path(path)
+        if not path.suffix:
+            path = path.with_suffix(".gif")
+        try:
+            if path.suffix.lower() == ".png":
+                return self.export_png(path)
+            return self.export_gif(path)
+        except (OSError, ValueError, RuntimeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self._set_export_status(f"could not save {path}: {reason}", error=True)
+            self.sig_error_shown.emit(self.export_status.text())
+            return None
+
+    def _exported(self, path: Path, text: str) -> Path:
+        self._set_export_status(text, error=False)
+        self.sig_exported.emit(str(path))
+        return path
+
+    def _set_export_status(self, text: str, *, error: bool) -> None:
+        self.export_status.setStyleSheet(ERROR_STYLE if error else "")
+        self.export_status.setText(text)
+        self.export_status.setVisible(bool(text))
 
     def set_presentation_scale(self, factor: float) -> None:
         self.scatter.set_presentation_scale(factor)
@@ -330,6 +574,10 @@ class KMeansPanel(Panel):
     def _on_clicked(self, x: float, y: float) -> None:
         if self.init.currentData() != "given":
             return
+        if len(self.placed) >= MAX_CLUSTERS:
+            self._refuse(self.k.message, f"the animation colours at most {MAX_CLUSTERS} "
+                                         "clusters: this click placed nothing")
+            return
         self.placed.append((x, y))
         self.k.setValue(len(self.placed))
         self.scatter.set_centroids(np.asarray(self.placed, dtype=np.float32))
@@ -342,6 +590,7 @@ class KMeansPanel(Panel):
 
     def set_data_file(self, path: str) -> None:
         self._path = path
+        self.file_message.hide()
         self.dataset.setCurrentIndex(self.dataset.findData("file"))
         self.status.setText(f"data: {path}")
 
@@ -360,10 +609,13 @@ class KMeansPanel(Panel):
             return
         self.set_position(self._position + 1)
 
-    def _on_speed_changed(self, steps_per_s: float) -> None:
-        self._timer.setInterval(max(15, int(1000 / steps_per_s)))
+    def _on_speed_changed(self, half_steps_per_s: float) -> None:
+        self._timer.setInterval(round(1000 / half_steps_per_s))
 
     def _on_export_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export", "kmeans.gif", "GIF (*.gif)")
+        path, chosen = QFileDialog.getSaveFileName(
+            self, "Export", "kmeans.gif", "GIF of the run (*.gif);;PNG of this frame (*.png)")
         if path:
-            self.export_gif(path)
+            if not Path(path).suffix and chosen.startswith("PNG"):
+                path += ".png"
+            self.export_to(path)

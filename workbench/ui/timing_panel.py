@@ -23,7 +23,7 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TypedDict, cast
+from typing import Any, TypedDict, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -56,6 +56,7 @@ from workbench.api.timing_report import (
     report_json,
     table_rows,
 )
+from workbench.plots.export import export_png
 from workbench.plots.timing_chart import SweepRow, TimingBar, TimingChart, format_seconds
 from workbench.ui.panel import Panel
 from workbench.ui.session import Session
@@ -68,8 +69,9 @@ BUDGETS: dict[str, TimingConfig | None] = {
     "quick": TimingConfig(min_batch_s=0.05, repeats=5, max_measure_s=1.0),
 }
 
-# (header, row key, kind): kind "s" seconds, "x" a ratio, "" text.
+# (header, row key, kind): kind "s" seconds, "x" a ratio, "n" a size, "" text.
 COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("N", "size", "n"),  # the sweep's size of the row; the header becomes the sweep's name
     ("device", "device", ""),
     ("mode", "mode", ""),
     ("mean ± std", "mean_s", "s"),
@@ -88,6 +90,8 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 COLUMN = {key: i for i, (_h, key, _k) in enumerate(COLUMNS)}
 TIPS = {
+    "size": "the size this row was measured at; the compile split, dispatch and transfer "
+            "are measured at the sweep's first size only",
     "mean_s": "per call, over the repeats (as %timeit prints it)",
     "trace_s": "first jit call: Python traced to a jaxpr",
     "lower_s": "first jit call: jaxpr lowered to StableHLO",
@@ -99,6 +103,8 @@ TIPS = {
     "dispatch_wait_s": "a jitted call returns and its result is ready (block_until_ready)",
     "transfer_s": "inputs host -> device (jax.device_put)",
 }
+EXPORTS = {"csv": "CSV", "json": "JSON", "png": "PNG"}
+TABLE_MIN_ROWS = 3  # rows the table always has room for, below its header
 
 
 class TimingConfigFields(TypedDict, total=False):
@@ -111,14 +117,68 @@ class TimingConfigFields(TypedDict, total=False):
     dispatch_samples: int
 
 
-def _cell_text(value: float | int | str | bool, kind: str) -> str:
-    if isinstance(value, float) and not math.isfinite(value):
+def _cell_text(value: float | int | str | bool | None, kind: str) -> str:
+    if value is None or isinstance(value, float) and not math.isfinite(value):
         return "—"
+    if kind == "n" and isinstance(value, int):
+        return f"{value:,}"
     if kind == "s" and isinstance(value, int | float):
         return format_seconds(value)
     if kind == "x":
         return f"{value:.2f}×"
     return str(value)
+
+
+def _ratio(num: float | None, den: float) -> float:
+    return num / den if num is not None and den > 0 and math.isfinite(num) else math.nan
+
+
+def report_rows(report: TimingReport) -> list[dict[str, Any]]:
+    """The table's rows: ``size`` (None without a sweep) and the ``ROW_FIELDS``.
+
+    A sweep's first size has the full rows (``table_rows``: compile split, dispatch,
+    transfer); every further size adds one row per device and mode from its
+    ``SweepPoint``, with NaN where the engine measured nothing at that size.
+    """
+    rows = table_rows(report)
+    if report.sweep_name is None:
+        return [{"size": None, **row} for row in rows]
+    sizes = list(dict.fromkeys(pt.size for pt in report.sweep))
+    first = sizes[0] if sizes else None
+    out = [{"size": first, **row} for row in rows]
+    for size in sizes[1:]:
+        points = [pt for pt in report.sweep if pt.size == size]
+        eager = {pt.device: pt.median_s for pt in points if pt.mode == "eager"}
+        base = next((pt.median_s for pt in points if pt.mode == "numpy"), None)
+        for pt in points:
+            row: dict[str, Any] = dict.fromkeys(ROW_FIELDS, math.nan)
+            row.update(
+                size=size, device=pt.device, mode=pt.mode,
+                function=report.baseline if pt.mode == "numpy" else report.function,
+                mean_s=pt.mean_s, min_s=pt.min_s, median_s=pt.median_s, loops=pt.loops,
+                repeats=pt.repeats, unstable=False,
+                speedup_vs_eager=_ratio(eager.get(pt.device), pt.median_s),
+                speedup_vs_baseline=_ratio(base, pt.median_s))
+            out.append(row)
+    return out
+
+
+def report_summary(report: TimingReport) -> str:
+    """The status line: the call, and for a sweep which sizes each row and line belong to."""
+    call = f"{report.function}({', '.join(report.args)})"
+    cancelled = ", cancelled" if report.cancelled else ""
+    if report.sweep_name is None:
+        return f"{call}: {len(report.results)} measurements{cancelled}"
+    sizes = sorted({pt.size for pt in report.sweep})
+    modes = list(dict.fromkeys(pt.mode for pt in report.sweep))
+    devices = list(dict.fromkeys(pt.device for pt in report.sweep if pt.mode != "numpy"))
+    if not sizes:
+        return f"{call}: sweep of {report.sweep_name}, no size measured{cancelled}"
+    span = f"{sizes[0]:,}" if len(sizes) == 1 else f"{sizes[0]:,} … {sizes[-1]:,}"
+    on = f" on {len(devices)} devices" if len(devices) > 1 else ""
+    return (f"{call} swept {report.sweep_name} = {span}: {len(sizes)} size"
+            f"{'s' if len(sizes) != 1 else ''} × {len(modes)} mode"
+            f"{'s' if len(modes) != 1 else ''}{on}{cancelled}")
 
 
 class TimingPanel(Panel):
@@ -130,6 +190,8 @@ class TimingPanel(Panel):
     """A measurement started (True) or ended, finished or not (False)."""
     sig_message = Signal(str)
     """The inline message changed ("" when cleared)."""
+    sig_exported = Signal(str)
+    """An export (CSV, JSON or PNG) was written to this path."""
 
     def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -142,6 +204,7 @@ class TimingPanel(Panel):
         self._partial: list[SweepPoint] = []
         self.report: TimingReport | None = None
         self._previous: TimingReport | None = None
+        self._rows: list[dict[str, Any]] = []
         self._build()
         session.sig_functions_changed.connect(self._on_session_changed)
         session.sig_call_changed.connect(self._on_session_changed)
@@ -194,8 +257,17 @@ class TimingPanel(Panel):
         self.json_button = QPushButton("JSON…")
         self.json_button.setObjectName("timingExportJson")
         self.json_button.clicked.connect(lambda: self._export_dialog("json"))
-        for b in (self.csv_button, self.json_button):
+        self.png_button = QPushButton("PNG…")
+        self.png_button.setObjectName("timingExportPng")
+        self.png_button.setToolTip("the chart as shown")
+        self.png_button.clicked.connect(lambda: self._export_dialog("png"))
+        for b in (self.csv_button, self.json_button, self.png_button):
             b.setEnabled(False)
+        self.export_status = QLabel()
+        self.export_status.setObjectName("timingExportStatus")
+        self.export_status.setWordWrap(True)
+        self.export_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.export_status.hide()
         self.view_choice = QComboBox()
         self.view_choice.setObjectName("timingChartView")
         self.view_choice.addItems(["bars", "sweep"])
@@ -220,6 +292,8 @@ class TimingPanel(Panel):
             self.table.setHorizontalHeaderItem(i, item)
         self.table.horizontalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setColumnHidden(COLUMN["size"], True)
+        self._fit_table_minimum()
         self.chart = TimingChart()
         self.notes = QPlainTextEdit(readOnly=True)
         self.notes.setObjectName("timingNotes")
@@ -250,16 +324,25 @@ class TimingPanel(Panel):
         row3.addWidget(self.view_choice)
         row3.addWidget(self.csv_button)
         row3.addWidget(self.json_button)
+        row3.addWidget(self.png_button)
+        export_row = QHBoxLayout()
+        export_row.addStretch(1)
+        export_row.addWidget(self.export_status, 3)
+        # The table and the chart keep their minimum sizes: the panel's minimumSizeHint
+        # asks the dock for them instead of letting the splitter squash either away.
         splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setChildrenCollapsible(False)
         splitter.addWidget(self.table)
         splitter.addWidget(self.chart)
         splitter.setStretchFactor(1, 2)
+        self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(row1)
+        layout.addWidget(self.message)  # under the function, args and sweep boxes
         layout.addLayout(row2)
         layout.addLayout(row3)
-        layout.addWidget(self.message)
+        layout.addLayout(export_row)  # under the export buttons
         layout.addWidget(splitter, 1)
         layout.addWidget(self.notes)
 
@@ -330,13 +413,18 @@ class TimingPanel(Panel):
     def show_report(self, report: TimingReport) -> None:
         """Fill the table, the chart and the notes from a ``TimingReport``."""
         self._previous, self.report = self.report, report
-        rows = table_rows(report)
+        rows = self._rows = report_rows(report)
+        sweep = report.sweep_name is not None
+        self.table.setColumnHidden(COLUMN["size"], not sweep)
+        header = self.table.horizontalHeaderItem(COLUMN["size"])
+        if header is not None:
+            header.setText(report.sweep_name or "N")
         self.table.setRowCount(len(rows))
         warn = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
         for r, row in enumerate(rows):
             for c, (_header, key, kind) in enumerate(COLUMNS):
                 value = row[key]
-                if key == "mean_s":
+                if key == "mean_s" and math.isfinite(row["std_s"]):
                     text = f"{format_seconds(value)} ± {format_seconds(row['std_s'])}"
                 elif key == "loops":
                     text = f"{row['loops']:,} × {row['repeats']}"
@@ -364,7 +452,7 @@ class TimingPanel(Panel):
         self.view_choice.setCurrentText(self.chart.view())
         self.view_choice.blockSignals(False)
         self.notes.setPlainText("\n".join(self.explanations(report)))
-        for b in (self.csv_button, self.json_button):
+        for b in (self.csv_button, self.json_button, self.png_button):
             b.setEnabled(True)
         self.sig_report_shown.emit(report)
 
@@ -402,20 +490,27 @@ class TimingPanel(Panel):
             raise ValueError("nothing measured yet")
         path = Path(path)
         path.write_text(json.dumps(report_json(self.report), indent=2) + "\n", encoding="utf-8")
-        return path
+        return self._exported("JSON", path)
 
     def export_csv(self, path: str | Path) -> Path:
-        """One line per device and mode, seconds as numbers (empty where not measured)."""
+        """The table's rows, seconds as numbers (empty where not measured); a sweep's rows
+        start with their ``size``."""
         if self.report is None:
             raise ValueError("nothing measured yet")
         path = Path(path)
+        sweep = self.report.sweep_name is not None
+        fields = ["size", *ROW_FIELDS] if sweep else list(ROW_FIELDS)
         with path.open("w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(ROW_FIELDS))
+            writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
             writer.writeheader()
-            for row in table_rows(self.report):
+            for row in self._rows:
                 writer.writerow({k: "" if isinstance(v, float) and not math.isfinite(v) else v
                                  for k, v in row.items()})
-        return path
+        return self._exported("CSV", path)
+
+    def export_png(self, path: str | Path) -> Path:
+        """The chart as shown (bars or sweep), as a PNG."""
+        return self._exported("PNG", export_png(self.chart, path))
 
     def set_presentation_scale(self, factor: float) -> None:
         """Follow the window's presentation zoom (chart fonts, lines and markers)."""
@@ -423,6 +518,7 @@ class TimingPanel(Panel):
         font = self.table.font()
         font.setPointSizeF(9.0 * factor)
         self.table.setFont(font)
+        self._fit_table_minimum()
 
     def set_scheme(self, scheme: str) -> None:
         """Follow the window's light or dark scheme."""
@@ -462,9 +558,7 @@ class TimingPanel(Panel):
         report = p.result_value(reply, TimingReport)
         if report is not None:
             self.progress.setValue(self.progress.maximum())
-            self.status.setText(f"{report.function}({', '.join(report.args)}): "
-                                f"{len(report.results)} measurements"
-                                + (", cancelled" if report.cancelled else ""))
+            self.status.setText(report_summary(report))
             self.show_report(report)
         elif isinstance(reply, p.Cancelled):
             kept = f"; {len(self._partial)} sweep points kept" if self._partial else ""
@@ -495,14 +589,47 @@ class TimingPanel(Panel):
         if view in ("bars", "sweep"):
             self.chart.show_view(view)
 
+    def _fit_table_minimum(self) -> None:
+        """Room for the header and ``TABLE_MIN_ROWS`` rows in the table's current font."""
+        header = self.table.horizontalHeader().sizeHint().height()
+        rows = self.table.verticalHeader().defaultSectionSize() * TABLE_MIN_ROWS
+        bar = self.table.horizontalScrollBar().sizeHint().height()
+        self.table.setMinimumHeight(header + rows + bar + 2 * self.table.frameWidth())
+
+    def _exported(self, kind: str, path: Path) -> Path:
+        self._set_export_status(f"{kind} saved to {path}", error=False)
+        self.sig_exported.emit(str(path))
+        return path
+
+    def _set_export_status(self, text: str, *, error: bool) -> None:
+        self.export_status.setStyleSheet("color: #c0392b" if error else "")
+        self.export_status.setText(text)
+        self.export_status.setVisible(bool(text))
+
+    def export_to(self, kind: str, path: str | Path) -> Path | None:
+        """Export as ``kind`` ("csv", "json" or "png") to ``path`` (the suffix added when it
+        has none); a failure is said next to the export buttons and gives None."""
+        path = Path(path)
+        if not path.suffix:
+            path = path.with_suffix(f".{kind}")
+        write = {"csv": self.export_csv, "json": self.export_json, "png": self.export_png}[kind]
+        try:
+            return write(path)
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self._set_export_status(f"could not save {EXPORTS[kind]} to {path}: {reason}",
+                                    error=True)
+            return None
+
     def _export_dialog(self, kind: str) -> None:
         if self.report is None:
             return
+        name = EXPORTS[kind]
         default = f"{self.report.function}-timing.{kind}"
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind.upper()}", default,
-                                              f"{kind.upper()} (*.{kind})")
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {name}", default,
+                                              f"{name} (*.{kind})")
         if path:
-            (self.export_csv if kind == "csv" else self.export_json)(path)
+            self.export_to(kind, path)
 
 
-__all__ = ["BUDGETS", "COLUMNS", "TimingPanel"]
+__all__ = ["BUDGETS", "COLUMNS", "TimingPanel", "report_rows", "report_summary"]
