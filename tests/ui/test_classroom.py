@@ -158,3 +158,27 @@ def test_stop_shows_its_shortcut(make_window):
     window = make_window()
     assert window.action_stop.shortcut().toString() == "Esc"
     assert "(Esc)" in window.action_stop.toolTip()
+
+
+def test_every_control_of_the_window_has_a_tooltip(qtbot, make_window):
+    from workbench.ui.tooltips import check_tooltips
+
+    window = make_window(console=True)
+    window.build_panels()
+    assert check_tooltips(window) == []
+
+
+def test_the_timing_chart_keeps_200_px_at_the_default_layout(qtbot, make_window):
+    window = make_window(console=True)
+    window.resize(1440, 900)
+    window.build_panels()
+    window.reset_layout()
+    timing_dock = window.panel_docks[1]
+    timing_dock.raise_()
+    qtbot.waitUntil(lambda: window.timing_panel.isVisible(), timeout=5000)
+    QApplication.processEvents()
+    assert window.timing_panel.chart.height() >= 200
+    top = window.centralWidget().height()
+    assert top / (top + timing_dock.height()) >= 0.6
+    lines = window.editor.viewport().height() / window.editor.fontMetrics().lineSpacing()
+    assert lines >= 10

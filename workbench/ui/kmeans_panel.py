@@ -188,6 +188,8 @@ class KMeansPanel(Panel):
 
         self.dataset = QComboBox()
         self.dataset.setObjectName("kmeansData")
+        self.dataset.setToolTip(
+            "the points to cluster: the tutorial's 800 points, Gaussian blobs, or a file")
         self.dataset.addItem(f"tutorial ({TUTORIAL_POINTS} points)", "tutorial")
         self.dataset.addItem("Gaussian blobs", "blobs")
         self.dataset.addItem("file ...", "file")
@@ -202,10 +204,14 @@ class KMeansPanel(Panel):
                                 tip="random seed of the data and the initialisation")
         self.load_button = QPushButton("Load file ...")
         self.load_button.setObjectName("kmeansLoad")
+        self.load_button.setToolTip(
+            "load points from a .npy, .csv or .txt file (N rows of 2 or more numbers)")
         self.load_button.clicked.connect(self._on_load_clicked)
         self.file_message = _message_label("kmeansFileMessage")
         self.init = QComboBox()
         self.init.setObjectName("kmeansInit")
+        self.init.setToolTip(
+            "how to choose the starting centroids; 'click to place' uses your clicks")
         for text, key in INITS:
             self.init.addItem(text, key)
         self.init.currentIndexChanged.connect(self._on_init_changed)
@@ -216,18 +222,23 @@ class KMeansPanel(Panel):
                                tip="stop when the distortion drops by no more than this; "
                                    "0: when no point changes cluster; < 0: run max iterations")
         self.max_iter = NumberField("kmeansMaxIter", "max iterations", 100, integer=True, low=0,
-                                    high=MAX_ITER)
+                                    high=MAX_ITER,
+                                    tip="stop after this many iterations even if not converged")
         self.voronoi = QCheckBox("Voronoi background")
         self.voronoi.setObjectName("kmeansVoronoi")
+        self.voronoi.setToolTip("shade the plane by nearest centroid (the assignment regions)")
         self.voronoi.toggled.connect(self.scatter.set_voronoi_visible)
         self.fields = (self.n_points, self.blob_k, self.spread, self.seed, self.k, self.tol,
                        self.max_iter)
 
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("kmeansRun")
+        self.run_button.setToolTip("run k-means in the engine and record every iteration")
         self.run_button.clicked.connect(self.run)
         self.play_button = QPushButton("Play")
         self.play_button.setObjectName("kmeansPlay")
+        self.play_button.setToolTip(
+            "play the recorded iterations (assign, then update) at the chosen speed")
         self.play_button.setCheckable(True)
         self.play_button.toggled.connect(self._on_play_toggled)
         self.back_button = QPushButton("◀")
@@ -248,6 +259,8 @@ class KMeansPanel(Panel):
         self.step_button.clicked.connect(self.step)
         self.scrubber = QSlider(Qt.Orientation.Horizontal)
         self.scrubber.setObjectName("kmeansScrubber")
+        self.scrubber.setToolTip(
+            "the half-step shown: even positions assign, odd ones move the centroids")
         self.scrubber.valueChanged.connect(self.set_position)
         self.speed = NumberField("kmeansSpeed", "speed", 2.0, integer=False, low=0.1,
                                  high=MAX_SPEED, live=True,

@@ -29,11 +29,13 @@ from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
     QDockWidget,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QPlainTextEdit,
     QProgressBar,
+    QScrollArea,
     QSplitter,
     QTextBrowser,
     QToolButton,
@@ -283,7 +285,14 @@ class MainWindow(QMainWindow):
         panels: list[Panel] = [self.plot_panel, self.timing_panel, self.kmeans_panel]
         for dock, panel in zip(self.panel_docks, panels, strict=True):
             placeholder = dock.widget()
-            dock.setWidget(panel)
+            # A panel keeps its usable minimum size (the timing chart's 200 px) and scrolls in
+            # a short dock, rather than pushing the editor below its ten lines.
+            scroll = QScrollArea()
+            scroll.setObjectName(f"{dock.objectName()}Scroll")
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QFrame.Shape.NoFrame)
+            scroll.setWidget(panel)
+            dock.setWidget(scroll)
             placeholder.deleteLater()
             self.zoom.sig_zoom_changed.connect(panel.set_presentation_scale)
             self.theme.sig_scheme_changed.connect(panel.set_scheme)

@@ -215,30 +215,48 @@ class TimingPanel(Panel):
     def _build(self) -> None:
         self.function_choice = QComboBox()
         self.function_choice.setObjectName("timingFunction")
+        self.function_choice.setToolTip("the function to time (follows the editor's choice)")
         self.function_choice.setMinimumContentsLength(10)
         self.args_edit = QLineEdit()
         self.args_edit.setObjectName("timingArgs")
+        self.args_edit.setToolTip(
+            "its arguments as a spec, e.g. f32[1000000]; N in a sweep, e.g. f32[N]")
         self.args_edit.setPlaceholderText("f32[1000000]  (or f32[N] with a sweep)")
         self.devices_choice = QComboBox()
         self.devices_choice.setObjectName("timingDevices")
+        self.devices_choice.setToolTip(
+            "which devices to time on: every device JAX sees, or one kind")
         self.devices_choice.addItems(["all", "cpu", "gpu", "tpu"])
         self.eager_box = QCheckBox("eager")
         self.eager_box.setObjectName("timingEager")
+        self.eager_box.setToolTip(
+            "time the function called op by op (each jnp call dispatched on its own)")
         self.jit_box = QCheckBox("jit")
         self.jit_box.setObjectName("timingJit")
+        self.jit_box.setToolTip(
+            "time jax.jit of the function, with its first "
+            "call split into trace, lower, compile and run")
         for box in (self.eager_box, self.jit_box):
             box.setChecked(True)
         self.baseline_choice = QComboBox()
         self.baseline_choice.setObjectName("timingBaseline")
+        self.baseline_choice.setToolTip(
+            "a plain NumPy function from the editor to time beside it on the host")
         self.baseline_choice.addItem(NO_BASELINE)
         self.sweep_edit = QLineEdit()
         self.sweep_edit.setObjectName("timingSweep")
+        self.sweep_edit.setToolTip(
+            "sizes to sweep a placeholder over, log-spaced: N=100:10000000 or N=100:1e7:12")
         self.sweep_edit.setPlaceholderText("sweep, e.g. N=100:10000000")
         self.budget_choice = QComboBox()
         self.budget_choice.setObjectName("timingBudget")
+        self.budget_choice.setToolTip(
+            "how long to measure: %timeit-like batches, or a quicker estimate")
         self.budget_choice.addItems(list(BUDGETS))
         self.measure_button = QPushButton("Measure")
         self.measure_button.setObjectName("timingMeasure")
+        self.measure_button.setToolTip(
+            "measure now (the engine stays busy until it is done or Cancel is pressed)")
         self.measure_button.clicked.connect(self.measure)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("timingCancel")
@@ -253,9 +271,12 @@ class TimingPanel(Panel):
         self.status.setObjectName("timingStatus")
         self.csv_button = QPushButton("CSV…")
         self.csv_button.setObjectName("timingExportCsv")
+        self.csv_button.setToolTip("save the table as CSV")
         self.csv_button.clicked.connect(lambda: self._export_dialog("csv"))
         self.json_button = QPushButton("JSON…")
         self.json_button.setObjectName("timingExportJson")
+        self.json_button.setToolTip(
+            "save the report as JSON, exactly as workbench time --format json prints it")
         self.json_button.clicked.connect(lambda: self._export_dialog("json"))
         self.png_button = QPushButton("PNG…")
         self.png_button.setObjectName("timingExportPng")
@@ -270,6 +291,7 @@ class TimingPanel(Panel):
         self.export_status.hide()
         self.view_choice = QComboBox()
         self.view_choice.setObjectName("timingChartView")
+        self.view_choice.setToolTip("bars per device and mode, or time against size for a sweep")
         self.view_choice.addItems(["bars", "sweep"])
         self.view_choice.setEnabled(False)
         self.view_choice.currentTextChanged.connect(self._on_view_chosen)
