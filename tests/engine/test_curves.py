@@ -211,3 +211,98 @@ def test_raising_function_is_explained_at_its_line(load):
 def test_hessian_of_vector_function_is_refused(load):
     with pytest.raises(UserCodeError, match="R\\^n -> R"):
         curves.gradient_hessian(load(MISC), "three", [1.0, 2.0])
+
+
+KINKS = '''
+def step(x):
+    return jnp.where(x > 0, 1.0, 0.0)
+
+def x_abs_x(x):
+    return x * jnp.abs(x)
+
+def steep(x):
+    return 1 / (1 + jnp.exp(-1e4 * x))
+
+def sqrt(x):
+    return jnp.sqrt(x)
+'''
+
+
+def test_values_at_a_point_are_computed_there_not_interpolated(load):
+    loaded = load(RELU)
+    # 100 samples on [-5, 5] straddle the kink: interpolating relu′ at -0.01 gives 0.4.
+    c = curves.sample_curves(loaded, "relu", order=2, points=100)
+    assert np.interp(-0.01, c.x, c.values[1]) == pytest.approx(0.4, abs=0.01)
+    at = curves.curves_at(loaded, "relu", -0.01, order=2)
+    assert at.values == (0.0, 0.0, 0.0) and at.order == 2
+    assert at.differentiable and all(at.defined) and at.note == ""
+    assert at.x == float(np.float32(-0.01)) and at.wrt == "x"
+    # A sample point gives exactly the sample.
+    i = 37
+    at = curves.curves_at(loaded, "relu", float(c.x[i]), order=2)
+    assert at.values == tuple(float(v[i]) for v in c.values)
+
+
+def test_relu_at_zero_is_flagged_with_both_one_sided_derivatives(load):
+    at = curves.curves_at(load(RELU), "relu", 0.0, order=2)
+    assert not at.differentiable
+    assert at.defined == (True, False, False)
+    assert at.values[0] == 0.0
+    assert at.values[1] == float(jax.grad(lambda x: jnp.maximum(0.0, x))(0.0))  # JAX's choice
+    assert at.note.startswith("relu is not differentiable at x = 0: left derivative 0, right 1")
+    # Order 0 shows f only, and still says whether f is differentiable.
+    assert not curves.curves_at(load(RELU), "relu", 0.0, order=0).differentiable
+    # Near the kink but not at it: differentiable.
+    for x in (1e-7, -1e-7, 0.5):
+        assert curves.curves_at(load(RELU), "relu", x).differentiable, x
+
+
+def test_selu_derivative_at_one_is_lambda(load):
+    at = curves.curves_at(load(SELU), "selu", 1.0, order=2, params={"lmbda": 0.7})
+    assert at.values[1] == pytest.approx(0.7, rel=1e-6)
+    assert at.values[2] == 0.0 and at.differentiable and at.note == ""
+    kink = curves.curves_at(load(SELU), "selu", 0.0, order=1)  # alpha * lmbda != lmbda
+    assert not kink.differentiable
+    assert "left derivative 1.7535, right 1.05" in kink.note
+
+
+def test_jumps_kinks_and_steep_slopes_are_told_apart(load):
+    loaded = load(KINKS)
+    step = curves.curves_at(loaded, "step", 0.0, order=1)
+    assert not step.differentiable and "not continuous" in step.note
+    assert "left limit 0, right 1" in step.note
+    x_abs_x = curves.curves_at(loaded, "x_abs_x", 0.0, order=2)  # once, not twice
+    assert x_abs_x.differentiable and x_abs_x.defined == (True, True, False)
+    assert "x_abs_x′ is not differentiable at x = 0: left x_abs_x″ -2, right 2" in x_abs_x.note
+    steep = curves.curves_at(loaded, "steep", 0.0, order=2)  # smooth, however steep
+    assert steep.differentiable and all(steep.defined)
+    assert steep.values[1] == pytest.approx(2500.0, rel=1e-4)
+    sqrt = curves.curves_at(loaded, "sqrt", 0.0, order=1)
+    assert not sqrt.differentiable and "sqrt′ is not finite" in sqrt.note
+    assert curves.curves_at(loaded, "sqrt", 4.0, order=1).values == (2.0, 0.25)
+
+
+def test_moving_the_point_does_not_recompile(load):
+    loaded = load(SELU)
+    curves.curves_at(loaded, "selu", 0.3, order=2)
+    with watch_compiles() as log:
+        for x in (-2.0, -0.01, 0.0, 1.0, 123.5):
+            curves.curves_at(loaded, "selu", x, order=2, params={"alpha": 2.0})
+    assert log.count() == 0
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(x=float("nan")), "finite"),
+    (dict(x=0.0, order=5), "order must be 0 to 4"),
+    (dict(x=0.0, params={"beta": 1.0}), "unknown parameter 'beta'"),
+])
+def test_bad_point_requests(load, kwargs, match):
+    with pytest.raises(UsageError, match=match):
+        curves.curves_at(load(SELU), "selu", **kwargs)
+
+
+def test_curves_say_whether_f_maps_vectors_to_one_number(load):
+    # The Hessian pane reads this: for R -> R its Hessian is just f″.
+    assert not curves.sample_curves(load(RELU), "relu", points=5).vector_to_scalar
+    assert not curves.sample_curves(load(SELU), "selu", points=5).vector_to_scalar
+    assert curves.sample_curves(load(MISC), "sum_logistic", points=5).vector_to_scalar

@@ -1,4 +1,5 @@
-"""The requests the plot and timing panels add: Hessian at a point, a plain-dict timing budget."""
+"""The requests the plot and timing panels add: values at the crosshair, Hessian at a point,
+a plain-dict timing budget."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ def sigmoid(x):
 
 def add(x):
     return x + 1
+
+def relu(x):
+    return jnp.maximum(0.0, x)
 """
 
 
@@ -32,6 +36,20 @@ def service():
     s = Service()
     assert isinstance(s.handle(p.LoadSource(source=SOURCE)), p.Result)
     return s
+
+
+def test_values_at_the_crosshair_survive_the_wire(service):
+    reply = roundtrip(service.handle(p.CurvesAt(name="relu", x=0.0, order=2)))
+    assert isinstance(reply, p.Result)
+    at = reply.value
+    assert type(at).__name__ == "PointValues"
+    assert (at.values[0], at.values[2]) == (0.0, 0.0) and at.defined == (True, False, False)
+    assert at.differentiable is False and "left derivative 0, right 1" in at.note
+    smooth = roundtrip(service.handle(p.CurvesAt(name="sum_logistic", x=0.0, order=1,
+                                                 params={"scale": 2.0})))
+    assert smooth.value.values == pytest.approx((0.5, 0.5)) and smooth.value.differentiable
+    bad = service.handle(p.CurvesAt(name="relu", x=math.inf))
+    assert isinstance(bad, p.UsageFailure) and "finite" in bad.message
 
 
 def test_hessian_at_a_point_survives_the_wire(service):

@@ -6,15 +6,17 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
+from workbench.api.curves import PointValues
 from workbench.plots.function_plot import (
     FunctionPlot,
     finite_difference_error,
     gap_markers,
     interpolate,
     order_name,
+    order_style,
 )
 from workbench.plots.heatmap import HessianHeatmap
-from workbench.plots.palette import order_colour
+from workbench.plots.palette import OKABE_ITO
 from workbench.plots.presentation import axis_font_size
 
 X = np.linspace(-3.0, 3.0, 301)
@@ -43,15 +45,61 @@ def test_second_set_curves_reuses_the_items(plot):
         np.testing.assert_allclose(items[k].getData()[1], tanh_curves(2 * X)[k])
 
 
-def test_orders_keep_colours_and_functions_get_line_styles(plot):
+def test_functions_keep_colours_and_orders_get_line_styles(plot):
+    # Colour tells the functions apart, line style the orders: selu, sigmoid and relu overlaid
+    # no longer differ by dash pattern alone.
     plot.set_curves("tanh", X, tanh_curves(X))
     plot.set_curves("sin", X, {0: np.sin(X), 1: np.cos(X)})
     a, b = plot.curve_item("tanh", 1).opts["pen"], plot.curve_item("sin", 1).opts["pen"]
-    assert a.color() == b.color() == order_colour(1)
-    assert a.style() != b.style()
-    assert plot.curve_item("tanh", 0).opts["pen"].color() != a.color()
+    assert a.color() != b.color()
+    assert a.style() == b.style() == order_style(1) == QtCore.Qt.PenStyle.DashLine
+    tanh = [plot.curve_item("tanh", k).opts["pen"] for k in range(3)]
+    assert {pen.color().name() for pen in tanh} == {plot.colour("tanh").name()}
+    assert [pen.style() for pen in tanh] == [QtCore.Qt.PenStyle.SolidLine,
+                                             QtCore.Qt.PenStyle.DashLine,
+                                             QtCore.Qt.PenStyle.DotLine]
+    assert {plot.colour(n).name().upper() for n in ("tanh", "sin")} <= set(OKABE_ITO)
     legend = [label.text for _, label in plot.plotItem.legend.items]
     assert {"tanh", "tanh′", "tanh″", "sin", "sin′"} <= set(legend)
+    # A removed function gives its colour back; the next one takes it, not a clash.
+    sin_colour = plot.colour("sin")
+    plot.remove_function("sin")
+    plot.set_curves("cos", X, {0: np.cos(X)})
+    assert plot.colour("cos") == sin_colour != plot.colour("tanh")
+
+
+def _on_screen(plot, item) -> QtCore.QRectF:
+    """Where ``item`` is drawn, in the widget's viewport coordinates."""
+    return plot.mapFromScene(item.sceneBoundingRect()).boundingRect().toRectF()
+
+
+def legend_problems(plot) -> list[str]:
+    """Entries of the legend that are cut off by the widget's edge or drawn on the view box."""
+    view = _on_screen(plot, plot.vb)
+    visible = QtCore.QRectF(plot.viewport().rect())
+    problems = []
+    for sample, label in plot.legend.items:
+        for part in (sample, label):
+            rect = _on_screen(plot, part)
+            if not part.isVisible() or not visible.contains(rect):
+                problems.append(f"{label.text} cut off at {rect}")
+            if rect.intersects(view):
+                problems.append(f"{label.text} on the curves at {rect}")
+    return problems
+
+
+def test_legend_beside_the_plot_never_on_the_curves_nor_cut_off(plot, qtbot):
+    for name in ("selu", "sigmoid", "relu"):
+        plot.set_curves(name, X, {k: np.sin(X + k) for k in range(3)})
+    want = [order_name(n, k) for n in ("selu", "sigmoid", "relu") for k in range(3)]
+    assert plot.legend_labels() == want
+    qtbot.waitUntil(lambda: legend_problems(plot) == [], timeout=2000)
+    # Shorter and zoomed for a projector: the legend takes columns instead of running off.
+    plot.resize(500, 220)
+    plot.set_presentation_scale(2.0)
+    qtbot.waitUntil(lambda: plot.legend.columnCount > 1 and legend_problems(plot) == [],
+                    timeout=2000)
+    assert plot.legend_labels() == want
 
 
 def test_dropped_order_is_removed(plot):
@@ -130,6 +178,56 @@ def test_crosshair_label_shows_the_values(plot):
     assert plot.readout_text() == ""
 
 
+RELU_X = np.linspace(-5.0, 5.0, 100)  # no sample at 0: the kink falls between two
+
+
+def relu_curves(x: np.ndarray) -> dict[int, np.ndarray]:
+    return {0: np.maximum(x, 0.0), 1: (x > 0).astype(float), 2: np.zeros_like(x)}
+
+
+def point(x: float, values, defined=(True, True, True), note="") -> PointValues:
+    """What the engine answers to ``CurvesAt`` for relu (its numbers, as plain data)."""
+    return PointValues("relu", "x", float(np.float32(x)), tuple(values), tuple(defined),
+                       defined[1], note)
+
+
+def test_readout_never_interpolates_across_a_kink(plot, qtbot):
+    plot.set_curves("relu", RELU_X, relu_curves(RELU_X))
+    plot.set_tangent_visible(True)
+    assert plot.readout_at(-0.01)[1] == pytest.approx(0.4, abs=0.01)  # what interpolation says
+    with qtbot.waitSignal(plot.sig_cursor_moved) as moved:
+        plot.set_cursor(-0.01)
+    assert moved.args == [-0.01]  # the panel asks the engine for exactly this x
+    assert plot.cursor_values() == {}  # until it answers: nothing made up
+    assert "relu′ = …" in plot.readout_text() and "0.4" not in plot.readout_text()
+    assert len(plot.tangent_data()[0]) == 0
+    plot.set_point_values(point(-0.01, (0.0, 0.0, 0.0)))
+    assert plot.cursor_values() == {0: 0.0, 1: 0.0, 2: 0.0}
+    assert "relu′ = 0&" in plot.readout_text()
+    tx, ty = plot.tangent_data()
+    assert (ty[1] - ty[0]) / (tx[1] - tx[0]) == 0.0
+    # Values for another x, or for curves since replaced, are not shown.
+    plot.set_cursor(-0.02)
+    assert plot.cursor_values() == {}
+    plot.set_point_values(point(-0.02, (0.0, 0.0, 0.0)))
+    plot.set_curves("relu", RELU_X, relu_curves(RELU_X))
+    assert plot.cursor_values() == {}
+
+
+def test_readout_flags_where_f_is_not_differentiable(plot):
+    plot.set_curves("relu", RELU_X, relu_curves(RELU_X))
+    plot.set_tangent_visible(True)
+    plot.set_cursor(0.0)
+    note = "relu is not differentiable at x = 0: left derivative 0, right 1"
+    plot.set_point_values(point(0.0, (0.0, 0.5, 0.0), (True, False, False), note))
+    text = plot.readout_text()
+    assert "relu = 0&" in text and "relu′ = undefined" in text and "relu″ = undefined" in text
+    assert "not differentiable here" in text and note in text
+    assert plot.cursor_differentiable() is False
+    assert len(plot.tangent_data()[0]) == 0  # no tangent at a kink
+    assert len(plot._cursor_dots.getData()[0]) == 1  # a dot for relu(0) only
+
+
 def test_tangent_slope_equals_the_derivative(plot):
     curves = tanh_curves(X)
     plot.set_curves("tanh", X, curves)
@@ -169,11 +267,18 @@ def test_presentation_scale_changes_fonts_and_lines(plot):
     plot.set_curves("tanh", X, tanh_curves(X))
     before = axis_font_size(plot.plotItem)
     width = plot.curve_item("tanh", 0).opts["pen"].widthF()
+    sample, label = plot.legend.items[0]
+    sample_width, label_height = sample.preferredWidth(), label.preferredHeight()
     plot.set_presentation_scale(2.0)
     assert axis_font_size(plot.plotItem) == pytest.approx(2 * before)
     assert plot.curve_item("tanh", 0).opts["pen"].widthF() == pytest.approx(2 * width)
+    assert sample.preferredWidth() == pytest.approx(2 * sample_width)
+    assert label.preferredHeight() > 1.5 * label_height
+    plot.set_curves("sin", X, {0: np.sin(X)})  # added while zoomed: zoomed too
+    assert plot.legend.items[-1][0].preferredWidth() == pytest.approx(2 * sample_width)
     plot.set_presentation_scale(1.0)  # no compounding
     assert axis_font_size(plot.plotItem) == pytest.approx(before)
+    assert sample.preferredWidth() == pytest.approx(sample_width)
 
 
 def test_helpers():

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from PySide6 import QtCore
 
 from workbench.api import messages as p
 from workbench.plots.presentation import axis_font_size
@@ -138,6 +139,109 @@ def test_overlay_selu_sigmoid_relu_and_order(qtbot, panel):
     assert panel.functions() == ["sigmoid", "relu", "power"]
     panel.remove_function("relu")
     assert "relu" not in panel.plot.functions()
+
+
+def legend_problems(plot) -> list[str]:
+    """Legend entries cut off by the plot's edge or drawn on its view box."""
+    def on_screen(item):
+        return plot.mapFromScene(item.sceneBoundingRect()).boundingRect().toRectF()
+
+    view, visible = on_screen(plot.vb), QtCore.QRectF(plot.viewport().rect())
+    return [f"{label.text} at {on_screen(part)}"
+            for sample, label in plot.legend.items for part in (sample, label)
+            if not part.isVisible() or not visible.contains(on_screen(part))
+            or on_screen(part).intersects(view)]
+
+
+def test_three_functions_one_colour_each_legend_beside_the_plot(qtbot, panel):
+    shown(qtbot, panel, lambda: panel.set_current("selu"))
+    panel.add_function("sigmoid")
+    panel.add_function("relu")
+    names = ("selu", "sigmoid", "relu")
+    qtbot.waitUntil(lambda: all(panel.last_curves(n) is not None for n in names),
+                    timeout=WAIT_MS)
+    colours = {n: panel.plot.colour(n).name() for n in names}
+    assert len(set(colours.values())) == 3
+    for n in names:  # f, f′, f″ of one function: one colour, three line styles
+        pens = [panel.plot.curve_item(n, k).opts["pen"] for k in range(3)]
+        assert {pen.color().name() for pen in pens} == {colours[n]}
+        assert len({pen.style() for pen in pens}) == 3
+    assert panel.plot.legend_labels() == ["selu", "selu′", "selu″", "sigmoid", "sigmoid′",
+                                          "sigmoid″", "relu", "relu′", "relu″"]
+    qtbot.waitUntil(lambda: legend_problems(panel.plot) == [], timeout=WAIT_MS)
+
+
+def point_shown(qtbot, panel, action, name, x):
+    """Run ``action`` and return the engine's values of ``name`` at ``x`` once on the readout."""
+    x32 = float(np.float32(x))
+    with qtbot.waitSignal(panel.sig_point_shown, timeout=WAIT_MS,
+                          check_params_cb=lambda v: v.function == name and v.x == x32) as b:
+        action()
+    return b.args[0]
+
+
+def test_readout_is_the_engines_value_at_the_cursor(qtbot, panel):
+    panel.points_spin.setValue(100)  # no sample at 0: interpolation would read relu′ = 0.4
+    shown(qtbot, panel, lambda: panel.set_current("relu"),
+          until=lambda c: c.function == "relu" and len(c.x) == 100)
+    assert panel.plot.readout_at(-0.01)[1] == pytest.approx(0.4, abs=0.01)
+    values = point_shown(qtbot, panel, lambda: panel.plot.set_cursor(-0.01), "relu", -0.01)
+    assert values.values[1] == 0.0 and values.differentiable
+    assert panel.plot.cursor_values() == {0: 0.0, 1: 0.0, 2: 0.0}
+    assert "relu′ = 0&" in panel.plot.readout_text()
+    assert "not differentiable" not in panel.plot.readout_text()
+    values = point_shown(qtbot, panel, lambda: panel.plot.set_cursor(0.0), "relu", 0.0)
+    assert not values.differentiable and panel.plot.cursor_differentiable() is False
+    text = panel.plot.readout_text()
+    assert "relu′ = undefined" in text and "not differentiable here" in text
+    assert "left derivative 0, right 1" in text
+
+
+def test_cursor_requests_coalesce_and_the_latest_x_wins(qtbot, panel):
+    shown(qtbot, panel, lambda: panel.set_current("selu"))
+    panel.add_function("sigmoid")
+    qtbot.waitUntil(lambda: panel.last_curves("sigmoid") is not None, timeout=WAIT_MS)
+    sent = []
+    panel.engine.sig_request_sent.connect(
+        lambda r: sent.append(r) if isinstance(r, p.CurvesAt) else None)
+    xs = np.linspace(-2.0, 1.0, 25)  # a fast mouse: no reply can land in between
+    last = point_shown(qtbot, panel, lambda: [panel.plot.set_cursor(x) for x in xs],
+                       "selu", 1.0)
+    qtbot.waitUntil(lambda: panel.plot.cursor_values("sigmoid") != {}, timeout=WAIT_MS)
+    assert len([r for r in sent if r.name == "selu"]) == 2  # the first x, then the newest
+    assert [r.x for r in sent if r.name == "selu"] == [xs[0], xs[-1]]
+    assert last.values[1] == pytest.approx(1.05, rel=1e-6)  # selu′(1) = lmbda
+    assert panel.plot.cursor_values("selu")[1] == last.values[1]
+    s = 1 / (1 + math.exp(-1.0))
+    assert panel.plot.cursor_values("sigmoid")[1] == pytest.approx(s * (1 - s), rel=1e-5)
+    # A new lmbda re-plots, and the readout follows with values for the new curves.
+    with qtbot.waitSignal(panel.sig_point_shown, timeout=WAIT_MS,
+                          check_params_cb=lambda v: v.function == "selu"
+                          and v.values[1] == pytest.approx(0.5, rel=1e-6)):
+        panel.set_param("lmbda", 0.5, name="selu")
+    assert panel.plot.cursor_values("selu")[1] == pytest.approx(0.5, rel=1e-6)
+
+
+def test_hessian_pane_explains_a_function_of_one_number(qtbot, panel):
+    pane = panel.hessian
+    shown(qtbot, panel, lambda: panel.set_current("selu"))
+    assert pane.explains_one_number()
+    assert pane.explanation.isVisible() and "second derivative" in pane.explanation.text()
+    assert "selu″" in pane.explanation.text()
+    for widget in (panel.heatmap, panel.point_edit, panel.hessian_button, panel.hessian_info):
+        assert not widget.isVisible()  # no empty axes, no meaningless point
+    shown(qtbot, panel, lambda: panel.set_current("sum_logistic"),
+          until=lambda c: c.function == "sum_logistic")
+    assert not pane.explains_one_number()
+    assert panel.point_edit.isVisible() and panel.hessian_button.isVisible()
+    assert not panel.heatmap.isVisible()  # nothing to show yet: no empty axes either
+    with qtbot.waitSignal(panel.sig_hessian_shown, timeout=WAIT_MS):
+        panel.hessian_button.click()
+    assert panel.heatmap.isVisible() and not pane.explanation.isVisible()
+    # Back to an R -> R function: its explanation, not sum_logistic's matrix.
+    shown(qtbot, panel, lambda: panel.set_current("relu"), until=lambda c: c.function == "relu")
+    assert pane.explains_one_number() and not panel.heatmap.isVisible()
+    assert "relu″" in pane.explanation.text()
 
 
 def test_integer_parameter_slider(qtbot, panel):

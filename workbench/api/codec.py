@@ -27,7 +27,7 @@ class ProtocolError(ValueError):
 WIRE_TYPES: tuple[type, ...] = (
     # requests
     m.Ping, m.LoadSource, m.ListFunctions, m.Trace, m.Lower, m.Devices, m.SampleCurves,
-    m.Hessian, m.KMeans, m.Time,
+    m.CurvesAt, m.Hessian, m.KMeans, m.Time,
     # replies and events
     m.Result, m.UserCodeFailure, m.UsageFailure, m.Cancelled, m.EngineFailure, m.Progress,
     m.Output,
@@ -36,9 +36,10 @@ WIRE_TYPES: tuple[type, ...] = (
     functions.SyntaxProblem, jaxpr.TraceResult, jaxpr.JaxprNode, jaxpr.Eqn, jaxpr.Var,
     jaxpr.SubJaxpr, jaxpr.JaxprStats, lowering.LoweringResult, lowering.CostEstimate,
     lowering.MemoryStats, devices.DeviceReport, devices.DeviceInfo, curves.Curves,
-    curves.CurveParam, curves.DerivativeCheck, curves.PointDerivatives, timing.TimingConfig,
-    timing.TimingReport, timing.ModeResult, timing.LoopStats, timing.CompileSplit,
-    timing.DeviceTiming, timing.SweepPoint, kmeans.KMeansRun, kmeans.KMeansDemo,
+    curves.CurveParam, curves.DerivativeCheck, curves.PointDerivatives, curves.PointValues,
+    timing.TimingConfig, timing.TimingReport, timing.ModeResult, timing.LoopStats,
+    timing.CompileSplit, timing.DeviceTiming, timing.SweepPoint, kmeans.KMeansRun,
+    kmeans.KMeansDemo,
 )  # fmt: skip
 
 _REGISTRY: dict[str, type] = {}

@@ -18,7 +18,7 @@ from typing import TypeVar
 import numpy as np
 
 from workbench.api.choices import Dataset, DemoInit, DeviceChoice, HloKind, Mode, Transform
-from workbench.api.curves import Curves, PointDerivatives
+from workbench.api.curves import Curves, PointDerivatives, PointValues
 from workbench.api.devices import DeviceReport
 from workbench.api.errors import Explanation
 from workbench.api.functions import FunctionInfo
@@ -107,6 +107,17 @@ class SampleCurves(Request):
 
 
 @dataclass(frozen=True, kw_only=True)
+class CurvesAt(Request):
+    """f and its derivatives at exactly ``x`` (the crosshair), and whether they exist there."""
+
+    name: str
+    x: float
+    order: int = 2
+    params: dict[str, float] | None = None
+    wrt: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Hessian(Request):
     """Value, gradient and Hessian of f: R^n -> R at ``point``."""
 
@@ -181,7 +192,7 @@ class Functions:
 
 ResultValue = (
     Pong | Functions | TraceResult | LoweringResult | DeviceReport | Curves | PointDerivatives
-    | KMeansDemo | TimingReport
+    | PointValues | KMeansDemo | TimingReport
 )
 
 

@@ -1,9 +1,10 @@
-"""A scalar function and its derivatives sampled on an interval, for live plots.
+"""A scalar function and its derivatives sampled on an interval, or at one x, for live plots.
 
 Derivatives are ``vmap`` of repeated ``grad``, compiled ahead of time once per
 (source, function, order, variable, point count) and kept. Numeric keyword
 parameters (selu's ``alpha``) and the sample points are *arguments* of the
-compiled function, so moving a slider or panning the plot never recompiles.
+compiled function, so moving a slider, panning the plot or moving the crosshair
+never recompiles.
 """
 
 from __future__ import annotations
@@ -18,7 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from workbench.api.curves import CurveParam, Curves, DerivativeCheck, PointDerivatives
+from workbench.api.curves import (
+    CurveParam,
+    Curves,
+    DerivativeCheck,
+    PointDerivatives,
+    PointValues,
+    order_name,
+)
 from workbench.engine.argspec import DTYPES
 from workbench.engine.catalog import explain
 from workbench.engine.errors import Explanation, UsageError, UserCodeError
@@ -162,8 +170,11 @@ def _source_key(loaded: LoadedSource) -> tuple[str, str]:
     return loaded.filename, hashlib.sha256(loaded.source.encode()).hexdigest()
 
 
-def _cached(key: tuple, build: Callable[[], Any]) -> tuple[Any, bool]:
-    """The compiled function for ``key``, building (and compiling) it on a miss."""
+def _cached(key: tuple, build: Callable[[], Any], *, compiles: bool = True) -> tuple[Any, bool]:
+    """The compiled function for ``key``, building (and compiling) it on a miss.
+
+    ``compiles=False`` keeps something cheaper (a traced fact) without counting a compile.
+    """
     with _lock:
         if key in _cache:
             _cache.move_to_end(key)
@@ -172,7 +183,7 @@ def _cached(key: tuple, build: Callable[[], Any]) -> tuple[Any, bool]:
     compiled = build()
     with _lock:
         _cache[key] = compiled
-        cache_stats.compiles += 1
+        cache_stats.compiles += compiles
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
     return compiled, True
@@ -299,7 +310,110 @@ def sample_curves(
     xs = np.linspace(lo, hi, points).astype(np.float32)
     out, fresh = _evaluate(loaded, plan, order, values, xs)
     bad = ~np.isfinite(out)
-    return Curves(name, plan.wrt, values, xs, tuple(out), tuple(bad), fresh)
+    return Curves(name, plan.wrt, values, xs, tuple(out), tuple(bad), fresh,
+                  _maps_vectors_to_scalars(loaded, plan, values))
+
+
+def _maps_vectors_to_scalars(loaded: LoadedSource, plan: _Plan,
+                             params: tuple[CurveParam, ...]) -> bool:
+    """Whether f also maps a vector to one float (f: R^n -> R), so that its Hessian is a
+    matrix; relu, which maps a vector to a vector, is a function of one number here."""
+    import jax
+    import jax.numpy as jnp
+
+    fn = loaded.function(plan.name)
+
+    def probe() -> bool:
+        spec = jax.ShapeDtypeStruct((2,), jnp.float32)
+        try:
+            out = jax.eval_shape(lambda t, pv: plan.call(fn, t, pv), spec,
+                                 _abstract_params(params))
+        except Exception:  # noqa: BLE001 - refusing a vector in any way means "not R^n -> R"
+            return False
+        return (hasattr(out, "shape") and out.shape == ()
+                and bool(jnp.issubdtype(out.dtype, jnp.floating)))
+
+    key = (*_source_key(loaded), plan.name, "vector_to_scalar", plan.wrt,
+           tuple((p.name, p.integer) for p in params))
+    answer, _ = _cached(key, probe, compiles=False)
+    return bool(answer)
+
+
+# One-sided offsets at which curves_at looks left and right of x: two decades (times
+# max(1, |x|)) and then a few float32 ulps. A jump keeps its size down to the ulps, a smooth
+# change shrinks with the offset, and a kink merely near x is no longer between x ± ulps.
+SIDE_STEPS = (1e-4, 1e-6)
+SIDE_ULPS = 4
+SIDE_MIN = 1e-30  # the "ulps" offset at x = 0, where float32 spacing is subnormal
+JUMP_TOLERANCE = 1e-3  # relative to max(1, |one-sided value|)
+
+
+def _side_offsets(x: np.float32) -> np.ndarray:
+    tiny = max(SIDE_ULPS * float(np.spacing(np.abs(x))), SIDE_MIN)
+    return np.array([*(h * max(1.0, abs(float(x))) for h in SIDE_STEPS), tiny])
+
+
+def _jump(left: np.ndarray, right: np.ndarray) -> bool:
+    """True when ``right - left`` (one-sided values at shrinking offsets) does not shrink."""
+    if not (np.isfinite(left).all() and np.isfinite(right).all()):
+        return False  # the edge of f's domain (sqrt at 0): no two-sided limit to compare
+    gap = np.abs(right.astype(np.float64) - left)
+    tol = JUMP_TOLERANCE * max(1.0, abs(float(left[-1])), abs(float(right[-1])))
+    return bool(gap[-1] > tol and gap[-1] > 0.5 * gap[0])
+
+
+def _num(v: float) -> str:
+    return f"{v + 0.0:.6g}"  # + 0.0: -0.0 reads 0
+
+
+def curves_at(
+    loaded: LoadedSource,
+    name: str,
+    x: float,
+    *,
+    order: int = 2,
+    params: Mapping[str, float] | None = None,
+    wrt: str | None = None,
+) -> PointValues:
+    """f and its derivatives of order 1..``order`` at exactly ``x``, and whether they exist.
+
+    Where a derivative jumps at ``x`` (its left and right limits differ) the one below it is
+    not differentiable there, whatever number JAX returns; ``note`` says so with both sides.
+    """
+    if not 0 <= order <= MAX_ORDER:
+        raise UsageError(f"order must be 0 to {MAX_ORDER}, got {order}")
+    if not math.isfinite(x):
+        raise UsageError(f"x must be a finite number, got {x}")
+    plan = _plan(loaded, name, wrt)
+    values = _param_values(plan, params)
+    x32 = np.float32(x)
+    h = _side_offsets(x32)
+    xs = np.concatenate(([x32], x32 - h, x32 + h)).astype(np.float32)
+    top = max(order, 1)  # f's own differentiability needs f′ whatever order is shown
+    out, _ = _evaluate(loaded, plan, top, values, xs)
+    n = len(h)
+    at = out[:, 0].astype(np.float64)
+    left, right = out[:, 1:1 + n], out[:, 1 + n:]
+    jumps = [_jump(left[k], right[k]) for k in range(top + 1)]
+    where = f"at x = {_num(float(x32))}"
+    defined: list[bool] = []
+    note = ""
+    for k in range(top + 1):
+        ok = not defined or defined[-1]
+        if ok and not np.isfinite(at[k]):
+            ok, note = False, f"{order_name(name, k)} is not finite {where} ({at[k]})"
+        elif ok and k == 1 and jumps[0]:
+            ok, note = False, (f"{name} is not continuous {where} (left limit "
+                               f"{_num(left[0, -1])}, right {_num(right[0, -1])}), "
+                               "so not differentiable")
+        elif ok and k >= 1 and jumps[k]:
+            side = "derivative" if k == 1 else order_name(name, k)
+            ok, note = False, (f"{order_name(name, k - 1)} is not differentiable {where}: "
+                               f"left {side} {_num(left[k, -1])}, right {_num(right[k, -1])}"
+                               f"; JAX returns {_num(at[k])} there")
+        defined.append(ok)
+    return PointValues(name, plan.wrt, float(x32), tuple(float(v) for v in at[:order + 1]),
+                       tuple(defined[:order + 1]), defined[1], note)
 
 
 def check_derivatives(loaded: LoadedSource, curves: Curves) -> tuple[DerivativeCheck, ...]:
@@ -400,10 +514,12 @@ __all__ = [
     "Curves",
     "DerivativeCheck",
     "PointDerivatives",
+    "PointValues",
     "cache_stats",
     "check_derivatives",
     "clear_cache",
     "curve_params",
+    "curves_at",
     "gradient_hessian",
     "sample_curves",
 ]

@@ -176,6 +176,14 @@ def _curves(service: Service, request: p.SampleCurves, context: Context) -> p.Re
                          params=request.params, wrt=request.wrt)
 
 
+@handles(p.CurvesAt)
+def _curves_at(service: Service, request: p.CurvesAt, context: Context) -> p.ResultValue:
+    from workbench.engine.curves import curves_at
+
+    return curves_at(service.require_loaded(), request.name, request.x, order=request.order,
+                     params=request.params, wrt=request.wrt)
+
+
 @handles(p.Hessian)
 def _hessian(service: Service, request: p.Hessian, context: Context) -> p.ResultValue:
     from workbench.engine.curves import gradient_hessian

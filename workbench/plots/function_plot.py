@@ -1,23 +1,31 @@
-"""A function and its derivatives: one colour per order, one line style per function.
+"""A function and its derivatives: one colour per function, one line style per order.
 
 The plot never stretches old samples: when the user pans or zooms it says which x
 range it now shows (``sig_range_changed``, debounced) and the panel asks the engine
 for fresh samples there. Items are built once per (function, order) and then only
 ``setData`` is called on them.
+
+The legend sits in the layout to the right of the plot, never on the curves, and takes
+more columns when its entries would not fit the height. The crosshair readout never
+interpolates: it shows the engine's values at exactly the cursor's x (``sig_cursor_moved``
+asks for them, ``set_point_values`` brings them), including where f is not differentiable.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore
+from pyqtgraph.graphicsItems.LegendItem import ItemSample
+from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Qt, Signal
 
+from workbench.api.curves import PointValues, order_name
 from workbench.plots.heatmap import HessianHeatmap
-from workbench.plots.palette import order_colour
+from workbench.plots.palette import OKABE_ITO, function_colour
 from workbench.plots.presentation import (
     BASE_FONT_PT,
     scale_plot_item,
@@ -25,9 +33,16 @@ from workbench.plots.presentation import (
     style_plot_item,
 )
 
-__all__ = ["FunctionPlot", "HessianHeatmap", "finite_difference_error", "gap_markers"]
+__all__ = [
+    "FunctionPlot",
+    "HessianHeatmap",
+    "finite_difference_error",
+    "gap_markers",
+    "order_name",
+    "order_style",
+]
 
-LINE_STYLES = (
+LINE_STYLES = (  # f, f′, f″, f‴, f⁽⁴⁾
     Qt.PenStyle.SolidLine,
     Qt.PenStyle.DashLine,
     Qt.PenStyle.DotLine,
@@ -35,14 +50,14 @@ LINE_STYLES = (
     Qt.PenStyle.DashDotDotLine,
 )
 RANGE_DEBOUNCE_MS = 30
-_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+LINE_WIDTH = 2.0
+SAMPLE_SIZE = (44.0, 16.0)  # a legend sample, long enough for a dash-dot pattern
+LEGEND_MARGIN = 6.0
 
 
-def order_name(function: str, order: int) -> str:
-    """``f``, ``f′``, ``f″``, ``f‴``, then ``f⁽⁴⁾``: the legend and readout names."""
-    if order <= 3:
-        return function + "′" * order if order < 2 else function + ("″" if order == 2 else "‴")
-    return f"{function}⁽{str(order).translate(_SUPERSCRIPT)}⁾"
+def order_style(order: int) -> Qt.PenStyle:
+    """The line style of derivative ``order`` (0 is f itself) for every function."""
+    return LINE_STYLES[order % len(LINE_STYLES)]
 
 
 def interpolate(x: np.ndarray, y: np.ndarray, at: float) -> float:
@@ -112,13 +127,93 @@ class _CurveViewBox(pg.ViewBox):
         return bounds
 
 
+class _LineSample(ItemSample):
+    """A legend sample as long as a dash-dot pattern needs, drawn with the curve's own pen and
+    scaled with the presentation zoom (pyqtgraph's is a fixed 20 px)."""
+
+    _w, _h = SAMPLE_SIZE
+
+    def __init__(self, item: pg.PlotDataItem) -> None:
+        super().__init__(item)
+        self.set_scale(1.0)
+
+    def set_scale(self, factor: float) -> None:
+        self._w, self._h = SAMPLE_SIZE[0] * factor, SAMPLE_SIZE[1] * factor
+        self.setFixedWidth(self._w)
+        self.setFixedHeight(self._h)
+        self.update()
+
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802 (Qt naming)
+        return QtCore.QRectF(0, 0, self._w, self._h)
+
+    def paint(self, p: QtGui.QPainter, *args: object) -> None:
+        pen = QtGui.QPen(pg.mkPen(self.item.opts["pen"]))
+        if not self.item.isVisible():  # clicked off: a faint sample says it can come back
+            colour = pen.color()
+            colour.setAlpha(60)
+            pen.setColor(colour)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        p.setPen(pen)
+        p.drawLine(QtCore.QPointF(2, self._h / 2), QtCore.QPointF(self._w - 2, self._h / 2))
+
+
+class _SideLegend(pg.LegendItem):
+    """A legend that lives in the plot's layout beside the view box instead of on it.
+
+    pyqtgraph's legend places entries row by row and sizes itself with ``setGeometry``, for a
+    free-floating overlay. In a layout the layout decides the geometry, so here a change of
+    entries only asks for a new size; entries run down columns (selu, selu′, selu″, then
+    sigmoid...), and another column starts when they would be taller than ``max_height``.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(sampleType=_LineSample, verSpacing=2, frame=False)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Fixed,
+                           QtWidgets.QSizePolicy.Policy.Fixed)
+        self.max_height = math.inf
+
+    def _addItemToLayout(self, sample: ItemSample, label: pg.LabelItem) -> None:  # noqa: N802
+        pass  # updateSize, which pyqtgraph calls next, places every entry
+
+    def updateSize(self) -> None:  # noqa: N802 (pyqtgraph naming)
+        for i in range(self.layout.count() - 1, -1, -1):
+            self.layout.removeAt(i)
+        n = len(self.items)
+        if n:
+            row = max(max(s.preferredHeight(), label.preferredHeight()) for s, label in self.items)
+            step = row + self.layout.verticalSpacing()
+            fit = int(self.max_height // step) if math.isfinite(self.max_height) else n
+            self.columnCount = math.ceil(n / max(1, min(fit, n)))
+            self.rowCount = math.ceil(n / self.columnCount)
+            for i, (sample, label) in enumerate(self.items):
+                r, c = i % self.rowCount, 2 * (i // self.rowCount)
+                self.layout.addItem(sample, r, c, alignment=Qt.AlignmentFlag.AlignVCenter)
+                self.layout.addItem(label, r, c + 1)
+        self.layout.invalidate()
+        self.updateGeometry()
+
+    def labels(self) -> list[str]:
+        return [label.text for _, label in self.items]
+
+
 @dataclass
 class _Series:
-    style: Qt.PenStyle
+    colour: QtGui.QColor
     x: np.ndarray = field(default_factory=lambda: np.empty(0))
     values: dict[int, np.ndarray] = field(default_factory=dict)
     curves: dict[int, pg.PlotDataItem] = field(default_factory=dict)
     gaps: dict[int, pg.ScatterPlotItem] = field(default_factory=dict)
+    point: PointValues | None = None  # the engine's values at the crosshair
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What the readout shows for one function at the crosshair."""
+
+    values: dict[int, float]
+    defined: dict[int, bool]  # empty: nothing known beyond the values (a sample point)
+    differentiable: bool = True
+    note: str = ""
 
 
 class FunctionPlot(pg.GraphicsLayoutWidget):
@@ -126,6 +221,10 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
 
     sig_range_changed = Signal(float, float)
     """The user moved the x range (debounced); re-sample the function on it."""
+    sig_cursor_moved = Signal(float)
+    """The crosshair moved to this x; ask the engine for the values there (``CurvesAt``)."""
+
+    _built = False
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -141,7 +240,14 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
         self.plotItem.setLabel("bottom", "x")
         self.plotItem.setLabel("left", "value")
         self.plotItem.showGrid(x=True, y=True, alpha=0.25)
-        self.plotItem.addLegend(offset=(-10, 10))
+        # The legend goes beside the view box, in the layout, so it can neither cover a curve
+        # nor be cut off by it; PlotItem still fills it from the curves' names.
+        self.legend = _SideLegend()
+        self.ci.addItem(self.legend, row=0, col=1)
+        self.ci.layout.setAlignment(self.legend, Qt.AlignmentFlag.AlignTop
+                                    | Qt.AlignmentFlag.AlignLeft)
+        self.ci.layout.setColumnStretchFactor(0, 1)
+        self.plotItem.legend = self.legend
         self.vb.setAutoVisible(y=True)
 
         self._crosshair = pg.InfiniteLine(angle=90, movable=False,
@@ -158,6 +264,7 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
         self._readout = pg.LabelItem(justify="left")
         self._readout.setParentItem(self.vb)
         self._readout.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(8, 4))
+        self.vb.sigResized.connect(self._on_view_resized)
 
         # The finite-difference error lives in its own small plot below, x-linked: its values
         # are many decades smaller than f and need a log axis, which a second y axis on the
@@ -178,6 +285,7 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
         self._range_timer.timeout.connect(self._emit_range)
         self.vb.sigXRangeChanged.connect(self._on_x_range_changed)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self._built = True
         self.set_presentation_scale(1.0)
 
     # PlotWidget's conveniences (GraphicsView has its own, different setXRange).
@@ -204,7 +312,7 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
         x = np.asarray(x, dtype=float)
         series = self._series.get(function_name)
         if series is None:
-            series = _Series(style=LINE_STYLES[len(self._series) % len(LINE_STYLES)])
+            series = _Series(colour=self._free_colour())
             self._series[function_name] = series
             if self._active is None:
                 self._active = function_name
@@ -223,9 +331,10 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
                 gaps = pg.ScatterPlotItem(symbol="x", pen=None)
                 series.curves[order] = curve
                 series.gaps[order] = gaps
-                self.plotItem.addItem(curve)
+                self.plotItem.addItem(curve)  # and to the legend, under its name
                 self.plotItem.addItem(gaps, ignoreBounds=True)
                 self._style_curve(series, order)
+                self.legend.items[-1][0].set_scale(self._scale)
             curve.setData(x, y, connect="finite")
             gx, gy = gap_markers(x, y)
             series.gaps[order].setData(gx, gy)
@@ -233,6 +342,7 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
             self.plotItem.removeItem(series.curves.pop(order))
             self.plotItem.removeItem(series.gaps.pop(order))
         series.x, series.values = x, values
+        series.point = None  # new samples may mean new parameters: those values are stale
         self._update_data_x_range()
         self._refresh_cursor()
         self._refresh_errors()
@@ -249,6 +359,14 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
         self._refresh_cursor()
         self._refresh_errors()
 
+    def _free_colour(self) -> QtGui.QColor:
+        """The first palette colour no plotted function has (all taken: they repeat)."""
+        taken = {s.colour.name() for s in self._series.values()}
+        for i in range(len(OKABE_ITO)):
+            if function_colour(i).name() not in taken:
+                return function_colour(i)
+        return function_colour(len(self._series))
+
     def _update_data_x_range(self) -> None:
         spans = [(s.x[0], s.x[-1]) for s in self._series.values() if len(s.x)]
         self.vb.data_x_range = (
@@ -264,6 +382,14 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
     def gap_item(self, function_name: str, order: int) -> pg.ScatterPlotItem:
         return self._series[function_name].gaps[order]
 
+    def colour(self, function_name: str) -> QtGui.QColor:
+        """The colour of a function and all its derivatives."""
+        return QtGui.QColor(self._series[function_name].colour)
+
+    def legend_labels(self) -> list[str]:
+        """The legend's entries, in order ("selu", "selu′", ...)."""
+        return self.legend.labels()
+
     def set_active_function(self, function_name: str) -> None:
         """The function whose derivative draws the tangent and whose error curves are shown."""
         if function_name not in self._series:
@@ -278,7 +404,11 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
 
     # -- readout, tangent, errors -------------------------------------------------------------
     def readout_at(self, x: float, function_name: str | None = None) -> dict[int, float]:
-        """Values of every order at ``x``, interpolated linearly from the current samples."""
+        """Values of every order at ``x``, interpolated linearly from the current samples.
+
+        Only for comparing with the samples: the readout itself never interpolates (a kink
+        between two samples would read as a value no derivative takes, relu′ = 0.2).
+        """
         series = self._series.get(function_name or self._active or "")
         if series is None:
             return {}
@@ -288,9 +418,56 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
         """Move the crosshair (the mouse does this); ``None`` hides it."""
         self._cursor_x = x
         self._refresh_cursor()
+        if x is not None:
+            self.sig_cursor_moved.emit(float(x))
+
+    def cursor_x(self) -> float | None:
+        return self._cursor_x
+
+    def set_point_values(self, values: PointValues) -> None:
+        """The engine's values of one function at the crosshair (the answer to ``CurvesAt``);
+        shown while the crosshair stays at that x and the samples stay the same."""
+        series = self._series.get(values.function)
+        if series is None:
+            return
+        series.point = values
+        self._refresh_cursor()
+
+    def cursor_values(self, function_name: str | None = None) -> dict[int, float]:
+        """The values the readout shows for a function at the crosshair: the engine's at
+        exactly that x; {} while they are on their way."""
+        reading = self._reading(function_name or self._active or "")
+        return dict(reading.values) if reading is not None else {}
+
+    def cursor_differentiable(self, function_name: str | None = None) -> bool | None:
+        """Whether f is differentiable at the crosshair; None while the engine has not said."""
+        reading = self._reading(function_name or self._active or "")
+        return reading.differentiable if reading is not None and reading.defined else None
 
     def readout_text(self) -> str:
         return self._readout.text
+
+    def _reading(self, function_name: str) -> _Reading | None:
+        """The engine's values at the cursor for one function, or None while unknown.
+
+        A sample point needs no round trip: the samples are the engine's values at exactly
+        that x. Anywhere else only ``set_point_values`` for this very x (as float32, the
+        engine's precision) counts.
+        """
+        series = self._series.get(function_name)
+        x = self._cursor_x
+        if series is None or x is None or not series.values:
+            return None
+        orders = sorted(series.values)
+        pv = series.point
+        if pv is not None and pv.x == float(np.float32(x)) and pv.order >= orders[-1]:
+            defined = {k: pv.defined[k] for k in orders}
+            note = pv.note if (not pv.differentiable or not all(defined.values())) else ""
+            return _Reading({k: pv.values[k] for k in orders}, defined, pv.differentiable, note)
+        i = int(np.searchsorted(series.x, x))
+        if i < len(series.x) and series.x[i] == x:
+            return _Reading({k: float(series.values[k][i]) for k in orders}, {})
+        return None
 
     def set_tangent_visible(self, on: bool) -> None:
         self._tangent_enabled = on
@@ -312,6 +489,7 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
             self.ci.addItem(self.errorPlot, row=1, col=0)
         else:
             self.ci.removeItem(self.errorPlot)
+        self._fit_legend()
         self._refresh_errors()
 
     def error_curves(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -330,16 +508,22 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
         for k, err in errors.items():
             item = self._error_items.get(k)
             if item is None:
-                item = pg.PlotDataItem(connect="finite",
-                                       pen=pg.mkPen(order_colour(k), width=1.5 * self._scale))
+                item = pg.PlotDataItem(connect="finite")
                 self._error_items[k] = item
                 self.errorPlot.addItem(item)
             item.setData(x, err, connect="finite")
+        self._style_errors()
+
+    def _style_errors(self) -> None:
+        series = self._series.get(self._active or "")
+        colour = series.colour if series is not None else self._fg
+        for k, item in self._error_items.items():
+            item.setPen(pg.mkPen(colour, width=0.75 * LINE_WIDTH * self._scale,
+                                 style=order_style(k)))
 
     def _refresh_cursor(self) -> None:
         x = self._cursor_x
-        series = self._series.get(self._active or "")
-        if x is None or series is None:
+        if x is None or self._active not in self._series:
             self._crosshair.setVisible(False)
             self._cursor_dots.setData([], [])
             self._tangent.setVisible(False)
@@ -349,37 +533,72 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
         self._crosshair.setValue(x)
         size = f"{BASE_FONT_PT * self._scale:.1f}pt"
         lines = [f"x = {x:.6g}"]
-        dots_x, dots_y, brushes = [], [], []
-        for name, s in self._series.items():
-            values = self.readout_at(x, name)
+        dots_x: list[float] = []
+        dots_y: list[float] = []
+        brushes: list[QtGui.QBrush] = []
+        for name, series in self._series.items():
+            reading = self._reading(name)
             parts = []
-            for k, v in values.items():
-                colour = order_colour(k).name()
-                parts.append(f"<span style='color:{colour}'>{order_name(name, k)} = {v:.6g}</span>")
-                if np.isfinite(v):
-                    dots_x.append(x)
-                    dots_y.append(v)
-                    brushes.append(pg.mkBrush(order_colour(k)))
-            del s
-            lines.append("&nbsp;&nbsp;".join(parts))
+            for k in sorted(series.values):
+                if reading is None:
+                    shown = "…"  # the engine's answer is on its way; never an interpolation
+                elif not reading.defined.get(k, True):
+                    shown = "undefined"
+                else:
+                    v = reading.values[k]
+                    shown = f"{v + 0.0:.6g}"  # + 0.0: -0.0 reads 0
+                    if np.isfinite(v):
+                        dots_x.append(x)
+                        dots_y.append(v)
+                        brushes.append(pg.mkBrush(series.colour))
+                parts.append(f"{order_name(name, k)} = {shown}")
+            line = "&nbsp;&nbsp;".join(parts)
+            if reading is not None and not reading.differentiable:
+                line += "&nbsp;&nbsp;⚠ not differentiable here"
+            if reading is not None and reading.note:
+                line += f"<br>&nbsp;&nbsp;⚠ {reading.note}"
+            lines.append(f"<span style='color:{series.colour.name()}'>{line}</span>")
         self._readout.setText("<br>".join(lines), size=size, color=self._fg.name())
         self._cursor_dots.setData(dots_x, dots_y, brush=brushes)
-        values = self.readout_at(x)
-        slope, y0 = values.get(1, np.nan), values.get(0, np.nan)
+        reading = self._reading(self._active or "")
+        slope = y0 = math.nan
+        if reading is not None and all(reading.defined.get(k, True) for k in (0, 1)):
+            slope, y0 = reading.values.get(1, math.nan), reading.values.get(0, math.nan)
         if self._tangent_enabled and np.isfinite(slope) and np.isfinite(y0):
             lo, hi = self.vb.viewRange()[0]
             ends = np.array([lo, hi])
             self._tangent.setData(ends, y0 + slope * (ends - x),
-                                  pen=pg.mkPen(self._fg, width=1.5 * self._scale,
+                                  pen=pg.mkPen(self._fg, width=0.75 * LINE_WIDTH * self._scale,
                                                style=Qt.PenStyle.DashLine))
             self._tangent.setVisible(True)
         else:
-            self._tangent.setVisible(False)
+            self._tangent.setVisible(False)  # no tangent at a kink, none before the values
 
     # -- events -------------------------------------------------------------------------------
     def _on_mouse_moved(self, pos: QtCore.QPointF) -> None:
         if self.vb.sceneBoundingRect().contains(pos):
             self.set_cursor(self.vb.mapSceneToView(pos).x())
+
+    def resizeEvent(self, ev: QtGui.QResizeEvent | None) -> None:  # noqa: N802 (Qt naming)
+        # GraphicsView resizes in its __init__ before ours has run, and in close() after the
+        # scene (the legend with it) is gone.
+        if self._built and not self.closed:
+            self._fit_legend()
+        super().resizeEvent(ev)
+
+    def _on_view_resized(self, *_args: object) -> None:
+        # A long note wraps within the view box instead of running off its edge.
+        self._readout.item.setTextWidth(max(self.vb.width() - 16, 50.0))
+        self._readout.updateMin()
+
+    def _fit_legend(self) -> None:
+        """The legend may be as tall as the widget minus the error panel; past that it takes
+        another column rather than being cut off."""
+        height = self.viewport().height() - 2 * LEGEND_MARGIN
+        if self._error_enabled:
+            height -= self.errorPlot.maximumHeight()
+        self.legend.max_height = max(height, 1.0)
+        self.legend.updateSize()
 
     def _on_x_range_changed(self, *_args: object) -> None:
         if self._tangent.isVisible():
@@ -397,22 +616,24 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
 
     # -- presentation -------------------------------------------------------------------------
     def _style_curve(self, series: _Series, order: int) -> None:
-        colour = order_colour(order)
-        series.curves[order].setPen(pg.mkPen(colour, width=2.0 * self._scale, style=series.style))
-        series.gaps[order].setPen(pg.mkPen(colour, width=1.5 * self._scale))
+        series.curves[order].setPen(pg.mkPen(series.colour, width=LINE_WIDTH * self._scale,
+                                             style=order_style(order)))
+        series.gaps[order].setPen(pg.mkPen(series.colour, width=0.75 * LINE_WIDTH * self._scale))
         series.gaps[order].setSize(11 * self._scale)
 
     def set_presentation_scale(self, factor: float) -> None:
-        """Scale fonts, line widths and markers (the window's presentation zoom)."""
+        """Scale fonts, line widths, markers and the legend (the window's presentation zoom)."""
         self._scale = float(factor)
-        scale_plot_item(self.plotItem, factor)
+        for sample, _label in self.legend.items:
+            sample.set_scale(factor)
+        scale_plot_item(self.plotItem, factor)  # the legend's labels too
         scale_plot_item(self.errorPlot, factor)
         for series in self._series.values():
             for order in series.curves:
                 self._style_curve(series, order)
-        for k, item in self._error_items.items():
-            item.setPen(pg.mkPen(order_colour(k), width=1.5 * factor))
+        self._style_errors()
         self._cursor_dots.setSize(8 * factor)
+        self._fit_legend()
         self._refresh_cursor()
 
     def set_scheme(self, scheme: str) -> None:

@@ -1,4 +1,5 @@
-"""Colour-blind-safe colours shared by every plot, so an order or a cluster keeps its colour."""
+"""Colour-blind-safe colours shared by every plot, so a plotted function or a cluster keeps
+its colour."""
 
 from __future__ import annotations
 
@@ -24,9 +25,10 @@ CLUSTER_COLOURS = OKABE_ITO + TOL_MUTED
 EMPTY_COLOUR = "#FF2020"
 
 
-def order_colour(order: int) -> QtGui.QColor:
-    """The colour of derivative ``order`` (0 is f itself) in every plot."""
-    return QtGui.QColor(OKABE_ITO[order % len(OKABE_ITO)])
+def function_colour(index: int) -> QtGui.QColor:
+    """The colour of the ``index``-th function on a plot; its derivatives share it (they differ
+    by line style), so selu and sigmoid never differ by dash pattern alone."""
+    return QtGui.QColor(OKABE_ITO[index % len(OKABE_ITO)])
 
 
 def cluster_colour(k: int) -> QtGui.QColor:

@@ -7,6 +7,11 @@ newest values go out when the reply lands (the ``Coalescer``). A fast drag there
 never queues a backlog in the engine, and the plot shows the latest parameters one
 round trip after the mouse stops.
 
+The crosshair readout follows the same rule: when the cursor moves, each plotted function
+asks the engine for its values at exactly that x (``CurvesAt``, keyed ``point:<name>``,
+at most one in flight, the newest x goes out next), so the readout shows the engine's
+numbers, flagged where f is not differentiable, never values interpolated between samples.
+
 The parameter sliders (``ParamSlider``) and the Hessian pane (``HessianPane``) live in
 their own modules; this one holds the overlay list, the range and the requests.
 
@@ -38,7 +43,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.api import messages as p
-from workbench.api.curves import CurveParam, Curves
+from workbench.api.curves import CurveParam, Curves, PointValues
 from workbench.api.functions import FunctionInfo
 from workbench.api.messages import reply_text
 from workbench.plots.function_plot import FunctionPlot
@@ -74,6 +79,8 @@ class FunctionPlotPanel(Panel):
     """The inline message changed ("" when there is nothing to say)."""
     sig_hessian_shown = Signal(object)
     """A Hessian was drawn (the engine's ``curves.PointDerivatives``)."""
+    sig_point_shown = Signal(object)
+    """The engine's values at the crosshair reached the readout (``curves.PointValues``)."""
 
     def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -83,6 +90,8 @@ class FunctionPlotPanel(Panel):
         self._synced_loads = session.loads
         self._plotted: dict[str, _Plotted] = {}
         self._requests = Coalescer()  # SampleCurves per plotted function, keyed by its name
+        self._points = Coalescer()  # CurvesAt at the crosshair, per plotted function
+        self._drawn: dict[str, int] = {}  # per function, how many curves it has drawn
         self._followed: str | None = None
         self._known: dict[str, FunctionInfo] = {}  # per loaded function
         self._range = DEFAULT_RANGE
@@ -154,6 +163,7 @@ class FunctionPlotPanel(Panel):
         self.tangent_box.toggled.connect(self.plot.set_tangent_visible)
         self.error_box.toggled.connect(self.plot.set_error_visible)
         self.plot.sig_range_changed.connect(self._on_view_range)
+        self.plot.sig_cursor_moved.connect(self._on_cursor_moved)
 
         self.hessian = HessianPane(self.engine, self._hessian_target)
         self.hessian.sig_hessian_shown.connect(self.sig_hessian_shown)
@@ -181,6 +191,7 @@ class FunctionPlotPanel(Panel):
         splitter.addWidget(self.hessian)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
+        splitter.setSizes([3000, 1000])  # scaled to the width: room for the pane's text
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -241,6 +252,8 @@ class FunctionPlotPanel(Panel):
         if self._plotted.pop(name, None) is None:
             return
         self._requests.forget(name)
+        self._points.forget(name)
+        self._drawn.pop(name, None)
         for item in self.overlay_list.findItems(name, Qt.MatchFlag.MatchExactly):
             self.overlay_list.takeItem(self.overlay_list.row(item))
         self.plot.remove_function(name)
@@ -384,17 +397,55 @@ class FunctionPlotPanel(Panel):
                 self.compilations += 1
             self.plot.set_curves(name, curves.x, dict(enumerate(curves.values)),
                                  dict(enumerate(curves.nonfinite)))
+            self._drawn[name] = self._drawn.get(name, 0) + 1
             for cp in curves.params:
                 st.params.setdefault(cp.name, cp.value)
             if name == self.active_function():
                 self._sync_sliders(st, curves.params)
+                self.hessian.set_function(name, curves.vector_to_scalar)
             self._note(f"f:{name}", _nonfinite_note(curves))
+            self._want_point(name)  # the readout's values belonged to the old curves
             self.sig_curves_shown.emit(curves)
         elif isinstance(reply, p.Cancelled):
             self._note(f"f:{name}", "")
         else:
             st.error = reply_text(reply)
             self._note(f"f:{name}", f"{name}: {st.error}")
+            if name == self.active_function():
+                self.hessian.set_function(name, None)
+
+    def _on_cursor_moved(self, _x: float) -> None:
+        for name in self._plotted:
+            self._want_point(name)
+
+    def _want_point(self, name: str) -> None:
+        """Ask for ``name``'s values at the crosshair, or after the request in flight."""
+        if self.plot.cursor_x() is not None and name in self._plotted and self._points.want(name):
+            self._send_point(name)
+
+    def _send_point(self, name: str) -> None:
+        st = self._plotted.get(name)
+        x = self.plot.cursor_x()
+        if st is None or st.curves is None or x is None or not self.isVisible():
+            self._points.forget(name)  # nothing drawn to read yet; the next move asks again
+            return
+        # The values must belong to the curves on screen: their order, variable and params.
+        curves = st.curves
+        request = p.CurvesAt(name=name, x=x, order=curves.order, wrt=curves.wrt,
+                             params=curves.param_values() or None)
+        self.engine.request(request, partial(self._on_point, name, self._drawn.get(name, 0)),
+                            key=f"point:{name}")
+
+    def _on_point(self, name: str, drawn: int, reply: p.Reply) -> None:
+        if self._points.done(name):
+            self._send_point(name)  # the cursor moved on: its newest x goes out first
+        if name not in self._plotted or drawn != self._drawn.get(name, 0):
+            return  # new curves were drawn meanwhile; their own request follows
+        values = p.result_value(reply, PointValues)
+        if values is not None:
+            self.plot.set_point_values(values)
+            self.sig_point_shown.emit(values)
+        # A failure here is the curves' failure too, and already shown next to them.
 
     def _on_session_changed(self, _value: object = None) -> None:
         self.refresh()
@@ -475,6 +526,8 @@ class FunctionPlotPanel(Panel):
     def _on_active_changed(self, name: str) -> None:
         self._clear_sliders()
         st = self._plotted.get(name)
+        self.hessian.set_function(name, st.curves.vector_to_scalar
+                                  if st is not None and st.curves is not None else None)
         if st is None:
             return
         if name in self.plot.functions():
