@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 
@@ -61,3 +63,11 @@ def make_window(qtbot, tmp_path):
     yield make
     for window in windows:
         window.close()
+        window.deleteLater()
+    # Delete the windows now, and collect their Python wrappers now, while nothing is being
+    # built: left to the cyclic collector, pyqtgraph's items of a closed window were once
+    # destroyed in the middle of the next test's QGraphicsObject constructor (a segfault).
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
