@@ -163,7 +163,6 @@ class MainWindow(QMainWindow):
         self._rebuild_recent_menu()
         self.editor.textChanged.connect(self._on_text_changed)
 
-        self._default_state = self.saveState()
         geometry = self.settings.geometry
         if geometry is not None:
             self.restoreGeometry(geometry)
@@ -238,6 +237,7 @@ class MainWindow(QMainWindow):
         self.console_dock.setObjectName("consoleDock")
         self.console_dock.setWidget(self.console_panel)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.console_dock)
+        self._console_off = not console
         if not console:
             self.console_dock.hide()
         # The docks exist from the start (restoreState needs them); their panels come
@@ -247,8 +247,7 @@ class MainWindow(QMainWindow):
             dock = QDockWidget(title, self)
             dock.setObjectName(name)
             dock.setWidget(QLabel("loading..."))
-            self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-            self.tabifyDockWidget(self.console_dock, dock)
+            self.tabifyDockWidget(self.console_dock, dock)  # adds it to the console's tabs
             self.panel_docks.append(dock)
         (self.console_dock if console else self.panel_docks[0]).raise_()
 
@@ -710,15 +709,27 @@ class MainWindow(QMainWindow):
 
     def reset_layout(self) -> None:
         """Editor and jaxpr on top (most of the height), console and panels as tabs below."""
-        self.restoreState(self._default_state)
-        for dock in (self.console_dock, *self.panel_docks):
-            dock.setFloating(False)
-        if not self.console_dock.isHidden() or self.console_panel.widget is not None:
+        # Not restoreState, and no re-tabifying when the tabs are already right: each leaves
+        # one more dock tab bar behind, drawn under the real one.
+        docks = (self.console_dock, *self.panel_docks)
+        arranged = all(
+            not d.isFloating()
+            and self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea
+            and set(self.tabifiedDockWidgets(d)) == set(docks) - {d} for d in docks)
+        if not arranged:
+            for dock in docks:
+                dock.setFloating(False)
+                self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+            for dock in self.panel_docks:
+                self.tabifyDockWidget(self.console_dock, dock)
+        for dock in self.panel_docks:
+            dock.show()
+        if self.console_panel.widget is not None or not self._console_off:
             self.console_dock.show()
         height = max(self.height(), 400)
         self.resizeDocks([self.console_dock], [int(height * BOTTOM_SHARE)],
                          Qt.Orientation.Vertical)
-        self.console_dock.raise_()
+        (self.panel_docks[0] if self._console_off else self.console_dock).raise_()
 
     def _update_editor_minimum(self) -> None:
         """Notices and messages never squeeze the editor below ten visible lines."""
