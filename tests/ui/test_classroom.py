@@ -138,6 +138,8 @@ def test_a_crash_is_one_notice_marks_its_line_and_keeps_ten_lines(qtbot, make_wi
     assert lines >= 10
     qtbot.waitUntil(lambda: "engine restarted: names defined in the console are gone"
                     in window.console_panel.widget._control.toPlainText(), timeout=30000)
+    console = window.console_panel.widget._control.toPlainText()
+    assert "frozen modules" not in console and "Debugger warning" not in console
 
 
 def test_the_console_follows_the_theme_and_the_menu_says_which(qtbot, make_window):
@@ -182,3 +184,19 @@ def test_the_timing_chart_keeps_200_px_at_the_default_layout(qtbot, make_window)
     assert top / (top + timing_dock.height()) >= 0.6
     lines = window.editor.viewport().height() / window.editor.fontMetrics().lineSpacing()
     assert lines >= 10
+
+
+def test_a_bad_argument_spec_is_answered_next_to_its_box(qtbot, make_window):
+    window = make_window()
+    _traced(qtbot, window)
+    problem = window.controls.problem
+    assert not problem.isVisible()
+    with qtbot.waitSignal(window.sig_error_shown, timeout=30000):
+        window.controls.arg_spec.setText("f32[3")
+        window.controls.arg_spec.editingFinished.emit()
+    assert problem.isVisible() and "argument 1" in problem.text()
+    assert not window.messages.isVisible()  # said once, where it was typed
+    with qtbot.waitSignal(window.sig_traced, timeout=30000):
+        window.controls.arg_spec.setText("f32[3]")
+        window.controls.arg_spec.editingFinished.emit()
+    assert not problem.isVisible()

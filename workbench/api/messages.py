@@ -212,9 +212,13 @@ class UserCodeFailure(Reply):
 
 @dataclass(frozen=True)
 class UsageFailure(Reply):
-    """The request itself was wrong (unknown function, bad spec, malformed message)."""
+    """The request itself was wrong (unknown function, bad spec, malformed message).
+
+    ``field`` names the input at fault when one is (``"args"``: the argument spec).
+    """
 
     message: str
+    field: str = ""
 
 
 @dataclass(frozen=True)

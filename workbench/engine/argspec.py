@@ -39,6 +39,8 @@ DTYPES: dict[str, str] = {
 class ArgSpecError(UsageError):
     """A malformed spec; the message names the argument and the column."""
 
+    field = "args"
+
 
 @dataclass(frozen=True)
 class ArraySpec:

@@ -21,9 +21,14 @@ class WorkbenchError(Exception):
 
 
 class UsageError(WorkbenchError):
-    """Bad input to the workbench (not to JAX): one line, exit status 2."""
+    """Bad input to the workbench (not to JAX): one line, exit status 2.
+
+    ``field`` names the request's input at fault (``"args"`` for an argument spec), so
+    the window can say it next to the box the user typed it in.
+    """
 
     exit_code = 2
+    field = ""
 
 
 class UserCodeError(WorkbenchError):

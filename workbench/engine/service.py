@@ -80,7 +80,7 @@ class Service:
         except UserCodeError as exc:
             return p.UserCodeFailure(rid, exc.explanation)
         except UsageError as exc:
-            return p.UsageFailure(rid, exc.message)
+            return p.UsageFailure(rid, exc.message, exc.field)
         except KeyboardInterrupt:
             return p.Cancelled(rid, "stopped")
         except Exception as exc:  # noqa: BLE001 - every error must become a reply

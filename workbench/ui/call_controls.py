@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -138,13 +139,23 @@ class CallControls(QWidget):
             "static; (a, b) and [a, b] build pytrees."
         )
         self.chain = TransformChain()
-        layout = QHBoxLayout(self)
+        self.problem = QLabel("")
+        self.problem.setObjectName("argSpecProblem")
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("QLabel#argSpecProblem { color: #b00020; }")
+        self.problem.hide()
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(QLabel("function"))
+        row.addWidget(self.function_list)
+        row.addWidget(QLabel("args"))
+        row.addWidget(self.arg_spec, 2)
+        row.addWidget(self.chain, 2)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(QLabel("function"))
-        layout.addWidget(self.function_list)
-        layout.addWidget(QLabel("args"))
-        layout.addWidget(self.arg_spec, 2)
-        layout.addWidget(self.chain, 2)
+        layout.setSpacing(1)
+        layout.addLayout(row)
+        layout.addWidget(self.problem)
         self._functions: dict[str, FunctionInfo] = {}
         self._specs: dict[str, str] = {}  # what the user typed, per function
         self._updating = False
@@ -152,6 +163,11 @@ class CallControls(QWidget):
         self.function_list.currentTextChanged.connect(self._on_function_changed)
         self.arg_spec.editingFinished.connect(self._on_spec_edited)
         self.chain.sig_changed.connect(self.sig_changed)
+
+    def show_problem(self, text: str) -> None:
+        """Say what is wrong with the argument spec right under it ("" hides it)."""
+        self.problem.setText(text)
+        self.problem.setVisible(bool(text))
 
     def function(self) -> str:
         return self.function_list.currentText() or self._wanted or ""

@@ -501,6 +501,7 @@ class MainWindow(QMainWindow):
     def _on_traced(self, result: TraceResult) -> None:
         self.editor.clear_error_marks()
         self.messages.hide()
+        self.controls.show_problem("")
         self.jaxpr.show_trace(result)
         self._set_panels_stale(source_failed=False)
         self.jaxpr.set_cursor_line(self.editor.current_line)
@@ -536,6 +537,10 @@ class MainWindow(QMainWindow):
             self._failure_html = (summary, ex.message)
             self._show_failure_html(expanded=False)
             self.sig_error_shown.emit(ex)
+        elif isinstance(reply, p.UsageFailure) and reply.field == "args":
+            self.controls.show_problem(reply.message)  # next to the box it was typed in
+            self.messages.hide()
+            self.sig_error_shown.emit(reply.message)
         else:
             message = p.reply_text(reply)
             self._failure_html = ("", "")
