@@ -33,8 +33,6 @@ from workbench.plots.presentation import (
     style_plot_item,
 )
 
-PLOT_MIN_HEIGHT = 240  # pixels at scale 1: axes, ticks and curves stay readable
-
 __all__ = [
     "FunctionPlot",
     "HessianHeatmap",
@@ -231,7 +229,6 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("functionPlot")
-        self.setMinimumHeight(PLOT_MIN_HEIGHT)  # a usable plot; a short dock scrolls instead
         self._scale = 1.0
         self._series: dict[str, _Series] = {}
         self._active: str | None = None
@@ -627,7 +624,6 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
     def set_presentation_scale(self, factor: float) -> None:
         """Scale fonts, line widths, markers and the legend (the window's presentation zoom)."""
         self._scale = float(factor)
-        self.setMinimumHeight(round(PLOT_MIN_HEIGHT * factor))
         for sample, _label in self.legend.items:
             sample.set_scale(factor)
         scale_plot_item(self.plotItem, factor)  # the legend's labels too

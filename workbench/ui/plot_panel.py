@@ -55,6 +55,7 @@ from workbench.ui.param_slider import ParamSlider, default_slider_range, fmt_num
 from workbench.ui.session import Session
 
 DEFAULT_RANGE = (-5.0, 5.0)
+PLOT_MIN_HEIGHT = 240  # pixels at scale 1: axes, ticks and curves stay readable
 DEFAULT_POINTS = 1000
 
 
@@ -169,6 +170,7 @@ class FunctionPlotPanel(Panel):
         self.message.hide()
 
         self.plot = FunctionPlot()
+        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)  # usable; a short dock scrolls instead
         self.tangent_box.toggled.connect(self.plot.set_tangent_visible)
         self.error_box.toggled.connect(self.plot.set_error_visible)
         self.plot.sig_range_changed.connect(self._on_view_range)
@@ -366,6 +368,7 @@ class FunctionPlotPanel(Panel):
 
     def set_presentation_scale(self, factor: float) -> None:
         """Follow the window's presentation zoom (plot fonts, lines and markers)."""
+        self.plot.setMinimumHeight(round(PLOT_MIN_HEIGHT * factor))
         self.plot.set_presentation_scale(factor)
         self.hessian.set_presentation_scale(factor)
 
