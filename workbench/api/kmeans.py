@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads with the codec, after the window's first frame
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,8 @@ class KMeansRun:
     @property
     def empty_clusters(self) -> tuple[tuple[int, ...], ...]:
         """Per frame, the indices of the empty clusters."""
+        import numpy as np
+
         return tuple(tuple(int(j) for j in np.flatnonzero(row)) for row in self.empty)
 
     @property

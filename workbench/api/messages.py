@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, TypeVar
 
 from workbench.api.choices import Dataset, DemoInit, DeviceChoice, HloKind, Mode, Transform
 from workbench.api.curves import Curves, PointDerivatives, PointValues
@@ -26,6 +24,9 @@ from workbench.api.jaxpr import TraceResult
 from workbench.api.kmeans import KMeansDemo
 from workbench.api.lowering import LoweringResult
 from workbench.api.timing import SweepPoint, TimingConfig, TimingReport
+
+if TYPE_CHECKING:  # numpy loads with the codec, after the window's first frame
+    import numpy as np
 
 PROTOCOL_VERSION = 2
 COMM_TARGET = "workbench.engine"

@@ -8,12 +8,14 @@ engine replies in the Qt event loop and the GUI never blocks on the engine.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from workbench.api import messages as p
-from workbench.api.client import EngineClient, Notice, State
+
+if TYPE_CHECKING:  # jupyter_client and zmq load in start(), after the window's first frame
+    from workbench.api.client import EngineClient
 
 ReplyHandler = Callable[[p.Reply], None]
 EventHandler = Callable[[p.Event], None]
@@ -36,7 +38,7 @@ class EngineBridge(QObject):
         super().__init__(parent)
         self._client_options = client_options
         self._client: EngineClient | None = None
-        self._state = State.STARTING.value
+        self._state = "starting"
         self._sig_call.connect(self._on_call, Qt.ConnectionType.QueuedConnection)
 
     # ------------------------------------------------------------------ lifecycle
@@ -45,6 +47,8 @@ class EngineBridge(QObject):
         """Start the kernel (returns at once; the state moves to idle when it answers)."""
         if self._client is not None:
             return
+        from workbench.api.client import EngineClient
+
         self._client = EngineClient(
             on_state=lambda s: self._sig_call.emit(self._on_state, str(s)),
             on_notice=lambda n: self._sig_call.emit(self.sig_notice.emit, n),
@@ -112,4 +116,4 @@ class EngineBridge(QObject):
             self.sig_state_changed.emit(state)
 
 
-__all__ = ["EngineBridge", "Notice", "State"]
+__all__ = ["EngineBridge"]

@@ -45,7 +45,6 @@ from PySide6.QtWidgets import (
 
 from workbench.api import messages as p
 from workbench.api.choices import HloKind
-from workbench.api.client import Notice
 from workbench.api.devices import DeviceReport
 from workbench.api.jaxpr import TraceResult
 from workbench.api.lowering import LoweringResult
@@ -68,6 +67,7 @@ from workbench.ui.theme import PREFERENCES, PresentationZoom, ThemeWatcher, appl
 from workbench.ui.trace_controller import LIVE_DELAY_MS, TraceController
 
 if TYPE_CHECKING:
+    from workbench.api.client import Notice
     from workbench.ui.kmeans_panel import KMeansPanel
     from workbench.ui.plot_panel import FunctionPlotPanel
     from workbench.ui.timing_panel import TimingPanel
@@ -95,17 +95,18 @@ class EngineStatus(QLabel):
 
 
 class _FirstPaint(QObject):
-    """Starts ``timer`` once, after ``target``'s first frame is painted."""
+    """Starts ``timers``, in order, once ``target``'s first frame is painted."""
 
-    def __init__(self, target: QWidget, timer: QTimer):
+    def __init__(self, target: QWidget, timers: tuple[QTimer, ...]):
         super().__init__(target)
-        self._timer = timer
+        self._timers = timers
         target.installEventFilter(self)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.Paint:
             obj.removeEventFilter(self)
-            self._timer.start()  # owned by the window: it cannot fire after the window is gone
+            for timer in self._timers:  # owned by the window: none fires after it is gone
+                timer.start()
         return False
 
 
@@ -178,12 +179,13 @@ class MainWindow(QMainWindow):
         self._update_editor_minimum()
         self.theme.sig_scheme_changed.connect(self.console_panel.set_scheme)
         self.console_panel.set_scheme(self.theme.scheme)
-        self.engine.start()
-        if console:
-            self._connect_console()
+        # The kernel starts right after the first frame, then the panels: the client's
+        # imports (jupyter_client, zmq, numpy) and pyqtgraph's cost the window nothing.
+        self._engine_timer = QTimer(self, singleShot=True, interval=0)
+        self._engine_timer.timeout.connect(partial(self._start_engine, console))
         self._panels_timer = QTimer(self, singleShot=True, interval=0)
         self._panels_timer.timeout.connect(self.build_panels)
-        self._first_paint = _FirstPaint(self, self._panels_timer)
+        self._first_paint = _FirstPaint(self, (self._engine_timer, self._panels_timer))
 
     # ------------------------------------------------------------------ building
 
@@ -654,6 +656,11 @@ class MainWindow(QMainWindow):
         if output.truncated:
             self.statusBar().showMessage(
                 f"output truncated: {output.dropped} more characters not shown", 5000)
+
+    def _start_engine(self, console: bool) -> None:
+        self.engine.start()
+        if console:
+            self._connect_console()
 
     def _connect_console(self) -> None:
         path = self.engine.connection_file
