@@ -177,9 +177,8 @@ def test_the_timing_chart_keeps_200_px_at_the_default_layout(qtbot, make_window)
     window.reset_layout()
     timing_dock = window.panel_docks[1]
     timing_dock.raise_()
-    qtbot.waitUntil(lambda: window.timing_panel.isVisible(), timeout=5000)
-    QApplication.processEvents()
-    assert window.timing_panel.chart.height() >= 200
+    qtbot.waitUntil(lambda: window.timing_panel.isVisible()
+                    and window.timing_panel.chart.height() >= 200, timeout=5000)
     top = window.centralWidget().height()
     assert top / (top + timing_dock.height()) >= 0.6
     lines = window.editor.viewport().height() / window.editor.fontMetrics().lineSpacing()
@@ -196,7 +195,35 @@ def test_a_bad_argument_spec_is_answered_next_to_its_box(qtbot, make_window):
         window.controls.arg_spec.editingFinished.emit()
     assert problem.isVisible() and "argument 1" in problem.text()
     assert not window.messages.isVisible()  # said once, where it was typed
+    with qtbot.waitSignal(window.sig_error_shown, timeout=30000):  # another error now ...
+        window.controls.function_list.setCurrentText("layer")
+    assert not problem.isVisible()  # ... so the spec's message is gone
     with qtbot.waitSignal(window.sig_traced, timeout=30000):
+        window.controls.function_list.setCurrentText("selu")
         window.controls.arg_spec.setText("f32[3]")
         window.controls.arg_spec.editingFinished.emit()
     assert not problem.isVisible()
+
+
+def test_a_fresh_start_already_has_the_teaching_layout(qtbot, make_window):
+    window = make_window(console=True)  # fresh settings: no saved layout
+    qtbot.waitUntil(lambda: window.plot_panel is not None, timeout=30000)
+
+    def top_share() -> float:
+        top = window.centralWidget().height()
+        return top / (top + window.console_dock.height())
+
+    qtbot.waitUntil(lambda: top_share() >= 0.6, timeout=5000)
+
+
+def test_presentation_mode_follows_the_zoom_keys(qtbot, make_window):
+    window = make_window()
+    window.set_presentation(True)
+    assert window.zoom.factor == pytest.approx(1.5)
+    window.zoom.reset()  # Ctrl+0
+    assert not window.action_presentation.isChecked()
+    window.action_presentation.trigger()  # F5 turns it on again, not off
+    assert window.action_presentation.isChecked() and window.zoom.factor == pytest.approx(1.5)
+    window.zoom.zoom_in()  # 1.75
+    window.action_presentation.trigger()  # off: back to the zoom before, never larger
+    assert window.zoom.factor == pytest.approx(1.0)

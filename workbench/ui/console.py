@@ -64,8 +64,6 @@ class ConsolePanel(QWidget):
                                    else styles.default_light_style_sheet)
         self.widget.syntax_style = (styles.default_dark_syntax_style if dark
                                     else styles.default_light_syntax_style)
-        self.widget._syntax_style_changed()
-        self.widget._style_sheet_changed()
 
     def scheme(self) -> str:
         return self._scheme

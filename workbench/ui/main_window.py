@@ -311,8 +311,7 @@ class MainWindow(QMainWindow):
 
     def _on_timing_report(self, _report: TimingReport) -> None:
         self._timed_at = self.session.loads
-        if self.timing_panel is not None:
-            self.timing_panel.set_stale(None)
+        self._set_panels_stale(source_failed=self.session.source_failure is not None)
 
     def _action(self, name: str, text: str, slot: Callable[..., object],
                 shortcut: Shortcut | None = None, tip: str = "") -> QAction:
@@ -510,6 +509,7 @@ class MainWindow(QMainWindow):
         self.sig_traced.emit(result)
 
     def _on_no_functions(self) -> None:
+        self.controls.show_problem("")
         self.jaxpr.clear("no function defined yet")
         self.editor.clear_error_marks()
         self.messages.hide()
@@ -518,9 +518,10 @@ class MainWindow(QMainWindow):
         if isinstance(reply, p.Cancelled):
             self.statusBar().showMessage(f"cancelled: {reply.reason}", 4000)
             return
+        self.controls.show_problem("")
+        self._mark_views_stale(reply)
         if isinstance(reply, p.EngineFailure) and _is_crash(reply.message):
             return  # the crash notice says it once, with the fault text and the line
-        self._mark_views_stale(reply)
         if isinstance(reply, p.UserCodeFailure):
             ex = reply.explanation
             same_file = ex.file is None or os.path.basename(ex.file) == os.path.basename(
@@ -541,6 +542,7 @@ class MainWindow(QMainWindow):
             self.sig_error_shown.emit(ex)
         elif isinstance(reply, p.UsageFailure) and reply.field == "args":
             self.controls.show_problem(reply.message)  # next to the box it was typed in
+            self.editor.clear_error_marks()
             self.messages.hide()
             self.sig_error_shown.emit(reply.message)
         else:
@@ -631,11 +633,12 @@ class MainWindow(QMainWindow):
         self.notice_bar.show()
         if notice.kind in ("crashed", "dead"):
             self._mark_crash_line(notice.fault)
-        if notice.kind in ("restarted", "reload-failed"):
-            reloaded = "reloaded" in notice.message and notice.kind == "restarted"
-            self.console_panel.announce(
-                "engine restarted: names defined in the console are gone; the editor source "
-                + ("was reloaded" if reloaded else "could not be loaded again"))
+        if notice.kind == "restarted" and notice.message.endswith("definitions reloaded"):
+            self.console_panel.announce("engine restarted: names defined in the console are "
+                                        "gone; the editor source was reloaded")
+        elif notice.kind == "reload-failed":
+            self.console_panel.announce("engine restarted: names defined in the console are "
+                                        "gone; the editor source could not be loaded again")
 
     def _mark_crash_line(self, fault: str) -> None:
         """Mark and show the editor line the engine's last words name (faulthandler's text)."""
@@ -658,6 +661,8 @@ class MainWindow(QMainWindow):
                 f"output truncated: {output.dropped} more characters not shown", 5000)
 
     def _start_engine(self, console: bool) -> None:
+        if not self.isVisible():
+            return  # closed in the meantime
         self.engine.start()
         if console:
             self._connect_console()
@@ -684,6 +689,7 @@ class MainWindow(QMainWindow):
 
     def _on_zoom(self, factor: float) -> None:
         self.settings.zoom = factor
+        self.action_presentation.setChecked(factor >= PRESENTATION_FACTOR)  # Ctrl+0 leaves it
         self._update_editor_minimum()
         font = self.jaxpr.tree.font()
         font.setPointSizeF(10 * factor)
@@ -706,11 +712,11 @@ class MainWindow(QMainWindow):
     def set_presentation(self, on: bool) -> None:
         """Every widget, menu, dialog, tooltip and plot larger by one factor, or back."""
         self.action_presentation.setChecked(on)
-        if on and self.zoom.factor < PRESENTATION_FACTOR:
-            self._zoom_before_presentation = self.zoom.factor
-            self.zoom.set_factor(PRESENTATION_FACTOR)
-        elif not on:
-            self.zoom.set_factor(self._zoom_before_presentation)
+        if on:
+            self._zoom_before_presentation = min(self.zoom.factor, PRESENTATION_FACTOR)
+            self.zoom.set_factor(max(self.zoom.factor, PRESENTATION_FACTOR))
+        else:
+            self.zoom.set_factor(min(self.zoom.factor, self._zoom_before_presentation))
 
     def set_full_screen(self, on: bool) -> None:
         self.action_full_screen.setChecked(on)
@@ -754,6 +760,9 @@ class MainWindow(QMainWindow):
         if not self.document.confirm_discard():
             event.ignore()
             return
+        self._engine_timer.stop()  # closed before its first frame: start nothing now
+        self._panels_timer.stop()
+        self.removeEventFilter(self._first_paint)
         self.settings.geometry = self.saveGeometry()
         self.settings.dock_state = self.saveState()
         self.document.closing()

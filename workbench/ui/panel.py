@@ -45,14 +45,18 @@ class Panel(QWidget):
         if self._stale is None:
             if text is None:
                 return
-            self._stale = QLabel()
+            self._stale = QLabel(self)
             self._stale.setObjectName("staleBanner")
             self._stale.setWordWrap(True)
             self._stale.setStyleSheet(
                 "QLabel#staleBanner { background: #fdecc8; color: #5a3b00; padding: 4px; }")
             layout = self.layout()
-            if isinstance(layout, QBoxLayout):
+            if isinstance(layout, QBoxLayout) and layout.direction() in (
+                    QBoxLayout.Direction.TopToBottom, QBoxLayout.Direction.Down):
                 layout.insertWidget(0, self._stale)
+            else:  # no column to put it on top of: a tooltip-like strip over the panel
+                self._stale.move(0, 0)
+                self._stale.raise_()
         self._stale.setText(text or "")
         self._stale.setVisible(text is not None)
 

@@ -104,7 +104,7 @@ class TraceController(QObject):
     def _on_loaded(self, reply: p.Reply, sent: p.Trace | None) -> None:
         loaded = p.result_value(reply, p.Functions)
         if loaded is None:
-            if not isinstance(reply, p.Cancelled):
+            if isinstance(reply, p.UserCodeFailure | p.UsageFailure):  # not a crash or a stop
                 self.session.set_source_failure(reply)
             self._fail(reply)
             return
