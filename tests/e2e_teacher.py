@@ -15,6 +15,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
+from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication, QToolButton
 
 SOURCE = ("def selu(x): return jnp.where(x > 0, x, 0.5 * x)\n"
@@ -29,8 +30,8 @@ def wait(app: QApplication, what: str, cond: Callable[[], bool], timeout: float 
     while not cond():
         if time.monotonic() > end:
             raise TimeoutError(f"waited {timeout:g} s for {what}; {state()}")
-        app.processEvents()
-        time.sleep(0.01)  # the driver's own pacing; the test itself waits on this process
+        # Block until something happens (a reply, a paint, the heartbeat timer below).
+        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
 
 
 def xdotool(*args: str) -> None:
@@ -48,6 +49,8 @@ def type_text(text: str) -> None:
 
 def main() -> int:
     app = QApplication([])
+    heartbeat = QTimer(interval=20)  # wakes wait() so its deadline is checked
+    heartbeat.start()
     from workbench.ui.main_window import MainWindow
     from workbench.ui.settings import Settings
 
