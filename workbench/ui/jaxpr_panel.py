@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from workbench.api.jaxpr import TraceResult
 from workbench.api.lowering import LoweringResult
+from workbench.ui.banner import stale_banner
 from workbench.ui.jaxpr_model import COL_EQUATION, JaxprTreeModel, LineRole, PrimitiveFilter
 
 
@@ -156,12 +157,7 @@ class JaxprPanel(QWidget):
         self.tabs.setTabToolTip(1, "The jaxpr as JAX prints it")
         self.tabs.setTabToolTip(2, "The program XLA receives and compiles, with its cost estimates")
         self.tabs.currentChanged.connect(self._on_tab_changed)
-        self.stale_banner = QLabel("")
-        self.stale_banner.setObjectName("jaxprStale")
-        self.stale_banner.setWordWrap(True)
-        self.stale_banner.setStyleSheet(
-            "QLabel#jaxprStale { background: #fdecc8; color: #5a3b00; padding: 4px; }")
-        self.stale_banner.hide()
+        self.stale_banner = stale_banner("jaxprStale")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stale_banner)

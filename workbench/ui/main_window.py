@@ -52,6 +52,7 @@ from workbench.api.messages import Output
 from workbench.api.timing import TimingReport
 from workbench.examples import Example, bundled_examples
 from workbench.ui.autosave import Autosave
+from workbench.ui.banner import call_text
 from workbench.ui.call_controls import CallControls
 from workbench.ui.console import ConsolePanel
 from workbench.ui.document import DocumentController
@@ -588,7 +589,7 @@ class MainWindow(QMainWindow):
             self.timing_panel.set_stale(text)
         elif report is not None and report.function and self.session.loads > self._timed_at:
             self.timing_panel.set_stale(
-                f"measured {describe_report(report)} before the code last changed: "
+                f"measured {call_text(report.function, report.args)} before the code last changed: "
                 "press Measure to measure the current code")
         else:
             self.timing_panel.set_stale(None)
@@ -791,11 +792,7 @@ def describe_call(result: TraceResult) -> str:
     name = result.function
     for transform in result.transforms:
         name = f"{transform}({name})"
-    return f"{name}({', '.join(result.args)})"
-
-
-def describe_report(report: TimingReport) -> str:
-    return f"{report.function}({', '.join(report.args)})"
+    return call_text(name, result.args)
 
 
 def _default_size() -> QSize:

@@ -15,6 +15,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QBoxLayout, QLabel, QWidget
 
+from workbench.ui.banner import stale_banner
+
 
 class Panel(QWidget):
     """Base of the plot, timing and k-means panels."""
@@ -45,11 +47,7 @@ class Panel(QWidget):
         if self._stale is None:
             if text is None:
                 return
-            self._stale = QLabel(self)
-            self._stale.setObjectName("staleBanner")
-            self._stale.setWordWrap(True)
-            self._stale.setStyleSheet(
-                "QLabel#staleBanner { background: #fdecc8; color: #5a3b00; padding: 4px; }")
+            self._stale = stale_banner("staleBanner", self)
             layout = self.layout()
             if isinstance(layout, QBoxLayout) and layout.direction() in (
                     QBoxLayout.Direction.TopToBottom, QBoxLayout.Direction.Down):

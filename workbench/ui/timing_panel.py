@@ -58,6 +58,7 @@ from workbench.api.timing_report import (
 )
 from workbench.plots.export import export_png
 from workbench.plots.timing_chart import SweepRow, TimingBar, TimingChart, format_seconds
+from workbench.ui.banner import call_text
 from workbench.ui.panel import Panel
 from workbench.ui.session import Session
 
@@ -165,7 +166,7 @@ def report_rows(report: TimingReport) -> list[dict[str, Any]]:
 
 def report_summary(report: TimingReport) -> str:
     """The status line: the call, and for a sweep which sizes each row and line belong to."""
-    call = f"{report.function}({', '.join(report.args)})"
+    call = call_text(report.function, report.args)
     cancelled = ", cancelled" if report.cancelled else ""
     if report.sweep_name is None:
         return f"{call}: {len(report.results)} measurements{cancelled}"
