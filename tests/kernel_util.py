@@ -48,3 +48,28 @@ class Recorder:
 
     def close(self) -> None:
         self.client.close()
+
+
+def send_raw(client: EngineClient, data: dict, buffers: list | tuple = (), rid: str = "raw",
+             timeout: float = 10.0) -> p.Reply:
+    """Send a hand-made wire message (a probe of the protocol); wait for the reply to ``rid``.
+
+    Goes around ``EngineClient.request``, which only sends what the codec encodes.
+    """
+    from workbench.api.client import _Pending
+
+    box: list[p.Reply] = []
+    done = threading.Event()
+
+    def on_reply(reply: p.Reply) -> None:
+        box.append(reply)
+        done.set()
+
+    def send() -> None:
+        client._pending[rid] = _Pending(p.Ping(id=rid), on_reply, None, None)
+        client._send_comm(data, list(buffers))
+
+    client._call(send)
+    if not done.wait(timeout):
+        raise AssertionError(f"no reply to the raw message {rid!r} within {timeout} s")
+    return box[0]

@@ -13,10 +13,14 @@ thread (the GUI re-emits them as Qt signals).
 
 Lifecycle: starting -> idle <-> busy; ``stop()`` -> interrupting -> idle, or,
 if the kernel is still busy after ``stop_grace`` (a jitted computation
-ignores SIGINT), restarting -> idle with the last good editor source loaded
-again. A kernel that dies (exit, abort, segfault, SIGKILL) is noticed within
-a poll interval, reported with its fault text and restarted, up to
-``max_restarts`` crashes in a row; then dead.
+ignores SIGINT) or its devices still have queued work (JAX dispatches
+asynchronously: an interrupted Python loop leaves it running), restarting ->
+idle with the last good editor source loaded again. A kernel that dies (exit,
+abort, segfault, SIGKILL) is noticed within a poll interval, reported with
+its fault text and restarted; crashes during a reload or shortly after it
+count as a crash loop, which stops the engine (dead) after ``max_restarts``.
+A kernel whose heartbeat stops (SIGSTOP, a deadlock in C code) is
+unresponsive until it answers again; Stop restarts it.
 """
 
 from __future__ import annotations
@@ -52,6 +56,9 @@ from workbench.api.process_env import engine_env
 
 POLL_S = 0.05
 HEARTBEAT_PERIOD_S = 0.5
+CRASH_WINDOW_S = 15.0  # a crash this soon after a reload, with no success since, is a loop
+LOG_LIMIT = 4 * 2**20  # bytes of kernel log on disk before it is rotated
+LOG_KEEP = 256 * 2**10  # bytes of the old log kept in kernel-N.log.1
 
 
 class State(enum.StrEnum):
@@ -60,13 +67,15 @@ class State(enum.StrEnum):
     BUSY = "busy"
     INTERRUPTING = "interrupting"
     RESTARTING = "restarting"
+    UNRESPONSIVE = "unresponsive"
     DEAD = "dead"
 
 
 @dataclass(frozen=True)
 class Notice:
     """Something the user should read: ``kind`` is crashed, restarted, stopped, stop-failed,
-    reload-failed or dead; ``fault`` holds the engine's last words (faulthandler output)."""
+    reload-failed, unresponsive, responding or dead; ``fault`` holds the engine's last words
+    (faulthandler output)."""
 
     kind: str
     message: str
@@ -79,7 +88,8 @@ class _Pending:
     on_reply: Callable[[p.Reply], None] | None
     on_event: Callable[[p.Event], None] | None
     key: str | None
-    quiet: bool = False
+    quiet: bool = False  # the silent reload after a restart
+    internal: bool = False  # the client's own (Stop's device probe): no notices, no counts
 
 
 class _Stats:
@@ -87,6 +97,7 @@ class _Stats:
         self.dropped_replies = 0
         self.restarts = 0
         self.crashes = 0
+        self.log_rotations = 0
 
 
 def _death_reason(returncode: int | None) -> str:
@@ -119,6 +130,7 @@ class EngineClient:
         max_restarts: int = 3,
         stop_grace: float = 1.0,
         heartbeat_timeout: float = 1.5,
+        crash_window: float = CRASH_WINDOW_S,
         python: str = sys.executable,
         kernel_args: Sequence[str] = (),
         env: dict[str, str] | None = None,
@@ -132,6 +144,7 @@ class EngineClient:
         self.max_restarts = max_restarts
         self.stop_grace = stop_grace
         self.heartbeat_timeout = heartbeat_timeout
+        self.crash_window = crash_window
         self.python = python
         self.kernel_args = tuple(kernel_args)
         self.env = env
@@ -172,7 +185,7 @@ class EngineClient:
         self._pending: dict[str, _Pending] = {}
         self._latest: dict[str, str] = {}
         self._abandoned: set[str] = set()
-        self._outbox: list[tuple[dict[str, Any], list[Any]]] = []
+        self._outbox: list[tuple[str, dict[str, Any], list[Any]]] = []
         self._outstanding: set[str] = set()  # our shell messages not yet idle
         self._busy_parents: set[str] = set()  # anyone's, from iopub status
         self._comm_id = ""
@@ -184,6 +197,12 @@ class EngineClient:
         self._interrupt_deadline: float | None = None
         self._crashes_in_row = 0
         self._ready_since = 0.0
+        self._reload_id: str | None = None
+        self._reload_done_at = 0.0
+        self._probe_id: str | None = None
+        self._probe_msg: str | None = None
+        self._unresponsive = False
+        self._answered_since_launch = False
         self._last_source: p.LoadSource | None = None
         self._reload_notice: Notice | None = None
         self._hb_sent: float | None = None
@@ -291,7 +310,9 @@ class EngineClient:
             return
         if not self._ready:
             return
-        if self._interrupt_deadline is not None:
+        if self._unresponsive:
+            self._set_state(State.UNRESPONSIVE)
+        elif self._interrupt_deadline is not None:
             self._set_state(State.INTERRUPTING)
         elif self._pending or self._outstanding or self._busy_parents:
             self._set_state(State.BUSY)
@@ -333,6 +354,9 @@ class EngineClient:
         self._comm_id = uuid.uuid4().hex
         self._outstanding.clear()
         self._busy_parents.clear()
+        self._unresponsive = False
+        self._probe_id = self._probe_msg = None
+        self._answered_since_launch = False
         if self.owned:
             assert self.runtime_dir is not None
             self._incarnation += 1
@@ -340,7 +364,8 @@ class EngineClient:
             log_path = self.runtime_dir / f"kernel-{self._incarnation}.log"
             if self._log_file is not None:
                 self._log_file.close()
-            self._log_file = open(log_path, "wb")  # noqa: SIM115 - closed on the next launch
+            # Appending, so that truncating it (rotation) also moves the kernel's writes back.
+            self._log_file = open(log_path, "ab")  # noqa: SIM115 - closed on the next launch
             cmd = [self.python, "-m", "workbench.engine.kernel", "-f", str(self.connection_file),
                    "--fault-file", str(self._fault_path), "--memory-limit", self.memory_limit]
             if self.output_limit is not None:
@@ -445,7 +470,9 @@ class EngineClient:
                            {"comm_id": self._comm_id, "target_name": p.COMM_TARGET, "data": {}})
         if self._incarnation > 1 or not self.owned:
             self._reload()
-        for data, buffers in self._outbox:
+        for rid, data, buffers in self._outbox:
+            if rid not in self._pending:
+                continue  # superseded (same key) or stopped while the kernel started
             self._send_comm(data, buffers)
         self._outbox.clear()
         self._refresh_state()
@@ -460,13 +487,16 @@ class EngineClient:
                                filename=self._last_source.filename)
         data, buffers = codec.encode(request)
         self._pending[request.id] = _Pending(request, None, None, None, quiet=True)
+        self._reload_id = request.id
         self._send_comm(data, buffers)
 
-    def _send_comm(self, data: dict[str, Any], buffers: list[Any]) -> None:
+    def _send_comm(self, data: dict[str, Any], buffers: list[Any]) -> str:
         msg = self._session.send(self._sockets["shell"], "comm_msg",
                                  {"comm_id": self._comm_id, "data": data}, buffers=buffers)
         assert msg is not None  # Session.send returns None only in a forked child
-        self._outstanding.add(msg["header"]["msg_id"])
+        msg_id: str = msg["header"]["msg_id"]
+        self._outstanding.add(msg_id)
+        return msg_id
 
     def _submit(self, pending: _Pending, data: dict[str, Any], buffers: list[Any]) -> None:
         rid = pending.request.id
@@ -483,7 +513,7 @@ class EngineClient:
         if self._ready:
             self._send_comm(data, buffers)
         else:
-            self._outbox.append((data, buffers))
+            self._outbox.append((rid, data, buffers))
         self._refresh_state()
 
     def _on_comm(self, data: Any, buffers: list[Any]) -> None:
@@ -497,6 +527,9 @@ class EngineClient:
                              p.EngineFailure(bad_id, f"bad reply: {exc}"))
             return
         rid = getattr(value, "id", "")
+        if isinstance(value, p.Output) and value.background:
+            self._emit(self.on_output, value)  # a thread's, not the request's: the console's
+            return
         if isinstance(value, p.Event):
             pending = self._pending.get(rid)
             if pending is None:
@@ -517,12 +550,18 @@ class EngineClient:
 
     def _finish(self, pending: _Pending, reply: p.Reply) -> None:
         request = pending.request
+        if pending.internal:
+            self._emit(pending.on_reply, reply)
+            return
+        if request.id == self._reload_id:
+            self._reload_id = None
+            self._reload_done_at = time.monotonic()
         if pending.key is not None and self._latest.get(pending.key) == request.id:
             del self._latest[pending.key]
         if isinstance(request, p.LoadSource) and isinstance(reply, p.Result):
             self._last_source = request
         if not pending.quiet and isinstance(reply, p.Result):
-            self._crashes_in_row = 0
+            self._answered_since_launch = True
         if pending.quiet:
             notice = self._reload_notice or Notice("restarted", "engine restarted")
             self._reload_notice = None
@@ -542,7 +581,7 @@ class EngineClient:
         self._latest.clear()
         for rid, item in pending.items():
             self._abandoned.add(rid)
-            if item.quiet:
+            if item.quiet or item.internal:
                 continue
             if kind is p.Cancelled:
                 self._emit(item.on_reply, p.Cancelled(rid, message))
@@ -552,20 +591,63 @@ class EngineClient:
     # ------------------------------------------------------------------ stop, death, restart
 
     def _do_stop(self) -> None:
+        """Interrupt, then prove the engine idle: the kernel answers and its devices are quiet.
+
+        Idle is reported only once a device probe (``WaitDevices``) answers quiet;
+        a kernel still busy, or devices still working, at ``stop_grace`` are
+        restarted (owned) or reported (remote).
+        """
         if self._state in (State.DEAD, State.RESTARTING, State.STARTING):
+            return
+        if self._unresponsive and self.owned:
+            self._do_restart("stopped; the engine was not responding", crash=False)
+            return
+        if not self._ready or self._interrupt_deadline is not None:
             return
         busy = self._pending or self._outstanding or self._busy_parents
         self._fail_all(p.Cancelled, "stopped")
-        if not busy:
-            self._refresh_state()
-            return
         self._interrupt_deadline = time.monotonic() + self.stop_grace
+        self._probe_id = self._probe_msg = None
         self._set_state(State.INTERRUPTING)
+        if not busy:
+            return  # nothing runs in Python; the probe still checks the devices
         if self.owned and self._proc is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self._proc.pid, signal.SIGINT)
         else:
             self._session.send(self._sockets["control"], "interrupt_request", {})
+
+    def _send_probe(self, now: float) -> None:
+        assert self._interrupt_deadline is not None
+        # Leave the reply time to arrive before the deadline.
+        request = p.WaitDevices(timeout=max(0.0, self._interrupt_deadline - now - 0.15))
+        data, buffers = codec.encode(request)
+        self._pending[request.id] = _Pending(request, self._on_probe, None, None, internal=True)
+        self._probe_id = request.id
+        self._probe_msg = self._send_comm(data, buffers)
+
+    def _on_probe(self, reply: p.Reply) -> None:
+        if reply.id != self._probe_id or self._interrupt_deadline is None:
+            return  # a probe of an earlier Stop
+        self._outstanding.discard(self._probe_msg or "")
+        self._busy_parents.discard(self._probe_msg or "")
+        self._probe_id = self._probe_msg = None
+        quiet = isinstance(reply, p.Result) and getattr(reply.value, "quiet", False)
+        if quiet:
+            self._interrupt_deadline = None
+            self._refresh_state()
+            return
+        self._interrupt_deadline = None
+        self._stop_failed("its devices were still working" if isinstance(reply, p.Result)
+                          else "it did not answer after the interrupt")
+
+    def _stop_failed(self, why: str) -> None:
+        if self.owned:
+            self._do_restart(f"stopped; {why}", crash=False)
+        else:
+            self._notice("stop-failed", f"the remote kernel did not stop ({why}); "
+                         "restart it on its host")
+            self._refresh_state()
 
     def _tick(self) -> None:
         now = time.monotonic()
@@ -574,37 +656,62 @@ class EngineClient:
         if self.owned and self._proc is not None and self._proc.poll() is not None:
             self._on_death(_death_reason(self._proc.returncode))
             return
-        if not self.owned:
+        if self._ready or not self.owned:
             self._heartbeat(now)
             if self._state == State.DEAD:
                 return
         if not self._ready and self._got_info and now - self._info_sent_at > 0.2:
             self._send_kernel_info()  # iopub not subscribed yet: status messages prove it
         if self._interrupt_deadline is not None:
-            if not (self._outstanding or self._busy_parents):
+            others = (self._outstanding | self._busy_parents) - {self._probe_msg}
+            if now > self._interrupt_deadline:
                 self._interrupt_deadline = None
-                self._refresh_state()
-            elif now > self._interrupt_deadline:
-                self._interrupt_deadline = None
-                if self.owned:
-                    self._do_restart("stopped", crash=False)
-                else:
-                    self._notice("stop-failed", "the remote kernel did not stop; "
-                                 "restart it on its host")
-                    self._refresh_state()
-        if self._ready and now - self._ready_since > 10.0:
-            self._crashes_in_row = 0
+                self._stop_failed("it was still busy")
+            elif not others and self._probe_id is None:
+                self._send_probe(now)
+        if self.owned and self._log_file is not None:
+            self._cap_log()
 
     def _heartbeat(self, now: float) -> None:
         if self._hb_sent is None and now - self._hb_last >= HEARTBEAT_PERIOD_S:
             with contextlib.suppress(zmq.ZMQError):
                 self._sockets["hb"].send(b"ping", zmq.NOBLOCK)
                 self._hb_sent = now
-        if now - self._hb_last > self.heartbeat_timeout:
-            self._fail_all(p.EngineFailure, "lost contact with the engine")
-            self._set_state(State.DEAD)
-            self._notice("dead", "lost contact with the remote kernel (no heartbeat for "
-                         f"{self.heartbeat_timeout:g} s); start it again and reconnect")
+        silent = now - self._hb_last > self.heartbeat_timeout
+        if not self.owned:
+            if silent:
+                self._fail_all(p.EngineFailure, "lost contact with the engine")
+                self._set_state(State.DEAD)
+                self._notice("dead", "lost contact with the remote kernel (no heartbeat for "
+                             f"{self.heartbeat_timeout:g} s); start it again and reconnect")
+            return
+        # Ours is alive (we would have seen it exit) but may be frozen: say so, keep it.
+        if silent and not self._unresponsive:
+            self._unresponsive = True
+            self._refresh_state()
+            self._notice("unresponsive", "the engine is not responding (no heartbeat for "
+                         f"{self.heartbeat_timeout:g} s: stopped, or stuck in native code); "
+                         "Stop restarts it")
+        elif not silent and self._unresponsive:
+            self._unresponsive = False
+            self._refresh_state()
+            self._notice("responding", "the engine is responding again")
+
+    def _cap_log(self) -> None:
+        """Keep the kernel's log (its fd 1 and 2: C extensions and os.write) bounded on disk."""
+        try:
+            fd = self._log_file.fileno()
+            if os.fstat(fd).st_size <= LOG_LIMIT:
+                return
+            path = Path(self._log_file.name)
+            with open(path, "rb") as log:
+                log.seek(-LOG_KEEP, os.SEEK_END)
+                tail = log.read(LOG_KEEP)
+            Path(f"{path}.1").write_bytes(tail)
+            os.ftruncate(fd, 0)
+            self.stats.log_rotations += 1
+        except (OSError, ValueError):
+            pass  # a log we cannot rotate is not worth stopping the engine for
 
     def _fault_text(self) -> str:
         text = ""
@@ -619,7 +726,14 @@ class EngineClient:
     def _on_death(self, reason: str) -> None:
         fault = self._fault_text()
         self.stats.crashes += 1
-        self._crashes_in_row += 1
+        now = time.monotonic()
+        # Crashes the user causes minutes apart are separate; one that comes back while
+        # the restarted kernel starts, reloads, or right after, is a loop.
+        reloading = self._reload_id is not None and self._reload_id in self._pending
+        settled_at = max(self._reload_done_at, self._ready_since)
+        in_loop = self._incarnation > 1 and not self._answered_since_launch and (
+            not self._ready or reloading or now - settled_at < self.crash_window)
+        self._crashes_in_row = self._crashes_in_row + 1 if in_loop else 1
         message = f"the engine died: {reason}"
         self._fail_all(p.EngineFailure, message, fault)
         if self._crashes_in_row > self.max_restarts:
@@ -639,6 +753,7 @@ class EngineClient:
             self._crashes_in_row = 0
         self._set_state(State.RESTARTING)
         self._interrupt_deadline = None
+        self._reload_id = None
         self._fail_all(p.EngineFailure if crash else p.Cancelled,
                        f"engine restarted ({reason})")
         self._kill()

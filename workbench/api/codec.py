@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+import sys
+import types
+import typing
+from typing import Any, Literal, Union, get_args, get_origin
 
 import numpy as np
 
@@ -27,7 +30,7 @@ class ProtocolError(ValueError):
 WIRE_TYPES: tuple[type, ...] = (
     # requests
     m.Ping, m.LoadSource, m.ListFunctions, m.Trace, m.Lower, m.Devices, m.SampleCurves,
-    m.CurvesAt, m.Hessian, m.KMeans, m.Time,
+    m.CurvesAt, m.Hessian, m.KMeans, m.Time, m.WaitDevices,
     # replies and events
     m.Result, m.UserCodeFailure, m.UsageFailure, m.Cancelled, m.EngineFailure, m.Progress,
     m.Output,
@@ -35,7 +38,8 @@ WIRE_TYPES: tuple[type, ...] = (
     m.Pong, m.Functions, errors.Explanation, functions.FunctionInfo, functions.ParamInfo,
     functions.SyntaxProblem, jaxpr.TraceResult, jaxpr.JaxprNode, jaxpr.Eqn, jaxpr.Var,
     jaxpr.SubJaxpr, jaxpr.JaxprStats, lowering.LoweringResult, lowering.CostEstimate,
-    lowering.MemoryStats, devices.DeviceReport, devices.DeviceInfo, curves.Curves,
+    lowering.MemoryStats, devices.DeviceReport, devices.DeviceInfo, devices.DevicesQuiet,
+    curves.Curves,
     curves.CurveParam, curves.DerivativeCheck, curves.PointDerivatives, curves.PointValues,
     timing.TimingConfig, timing.TimingReport, timing.ModeResult, timing.LoopStats,
     timing.CompileSplit, timing.DeviceTiming, timing.SweepPoint, kmeans.KMeansRun,
@@ -49,6 +53,10 @@ for _cls in WIRE_TYPES:
     if _cls.__qualname__ in _REGISTRY:
         raise TypeError(f"two wire types are called {_cls.__qualname__}")
     _REGISTRY[_cls.__qualname__] = _cls
+
+
+MAX_DEPTH = 64
+"""Nesting levels a message may have; ours use fewer than ten."""
 
 
 def tag_of(cls: type) -> str:
@@ -112,12 +120,21 @@ def _enc_array(arr: np.ndarray, buffers: list[memoryview], marker: str) -> dict[
 
 
 def decode(message: Any, buffers: list[Any] | tuple[Any, ...] = ()) -> Any:
-    """The value ``encode`` made; ProtocolError for anything else."""
-    if not isinstance(message, dict) or message.get("protocol") != PROTOCOL_VERSION:
-        raise ProtocolError(f"not a workbench protocol {PROTOCOL_VERSION} message")
+    """The value ``encode`` made; ProtocolError for anything else.
+
+    A request's fields are checked against their annotations: the engine never
+    runs a handler on a value of the wrong type.
+    """
+    if not isinstance(message, dict) or "protocol" not in message:
+        raise ProtocolError(f"not a workbench message (no protocol version; "
+                            f"this side speaks protocol {PROTOCOL_VERSION})")
+    version = message["protocol"]
+    if version != PROTOCOL_VERSION or isinstance(version, bool):
+        raise ProtocolError(f"protocol version {str(version)[:20]} is not supported "
+                            f"(this side speaks protocol {PROTOCOL_VERSION})")
     if "body" not in message:
         raise ProtocolError("message without a body")
-    return _dec(message["body"], list(buffers))
+    return _dec(message["body"], list(buffers), 0)
 
 
 def _dtype(name: Any) -> np.dtype:
@@ -143,23 +160,26 @@ def _buffer(index: Any, buffers: list[Any]) -> memoryview:
     return memoryview(buffers[index]).cast("B")
 
 
-def _dec(obj: Any, buffers: list[Any]) -> Any:
+def _dec(obj: Any, buffers: list[Any], depth: int) -> Any:
     if obj is None or isinstance(obj, (bool, str, int, float)):
         return obj
     if not isinstance(obj, dict) or not obj:
         raise ProtocolError(f"unexpected {type(obj).__name__} in message")
+    if depth >= MAX_DEPTH:
+        raise ProtocolError(f"message nested more than {MAX_DEPTH} levels deep")
+    depth += 1
     if "$tuple" in obj:
-        return tuple(_dec(x, buffers) for x in _as_list(obj["$tuple"]))
+        return tuple(_dec(x, buffers, depth) for x in _as_list(obj["$tuple"]))
     if "$list" in obj:
-        return [_dec(x, buffers) for x in _as_list(obj["$list"])]
+        return [_dec(x, buffers, depth) for x in _as_list(obj["$list"])]
     if "$dict" in obj:
         out = {}
         for pair in _as_list(obj["$dict"]):
             if not isinstance(pair, list) or len(pair) != 2:
                 raise ProtocolError("bad dict item")
-            key = _dec(pair[0], buffers)
+            key = _dec(pair[0], buffers, depth)
             try:
-                out[key] = _dec(pair[1], buffers)
+                out[key] = _dec(pair[1], buffers, depth)
             except TypeError as exc:  # an unhashable key
                 raise ProtocolError("bad dict key") from exc
         return out
@@ -179,9 +199,12 @@ def _dec(obj: Any, buffers: list[Any]) -> Any:
         names = {f.name for f in dataclasses.fields(cls) if f.init}
         if not set(fields) <= names:
             raise ProtocolError(f"unknown fields {sorted(set(fields) - names)} of {cls.__name__}")
+        values = {k: _dec(v, buffers, depth) for k, v in fields.items()}
+        if cls in _CHECKED:
+            _check_fields(cls, values)
         try:
-            return cls(**{k: _dec(v, buffers) for k, v in fields.items()})
-        except TypeError as exc:
+            return cls(**values)
+        except (TypeError, ValueError) as exc:
             raise ProtocolError(f"bad {cls.__name__}: {exc}") from exc
     raise ProtocolError(f"unknown value marker {sorted(obj)[:3]}")
 
@@ -207,3 +230,85 @@ def _dec_array(obj: dict[str, Any], buffers: list[Any]) -> Any:
     # A copy: the buffer belongs to the message, the array to the receiver.
     arr = np.frombuffer(buf, dtype=dtype, count=count).reshape(shape).copy()
     return arr[()] if scalar else arr
+
+
+# --------------------------------------------------------------------------- field types
+
+_CHECKED: frozenset[type] = frozenset(
+    cls for cls in WIRE_TYPES if issubclass(cls, m.Request) or cls is timing.TimingConfig
+)
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    hints = _HINTS.get(cls)
+    if hints is None:
+        namespace = {**vars(sys.modules[cls.__module__]), "np": np}
+        hints = typing.get_type_hints(cls, globalns=namespace)
+        _HINTS[cls] = hints
+    return hints
+
+
+def _check_fields(cls: type, values: dict[str, Any]) -> None:
+    hints = _hints(cls)
+    for name, value in values.items():
+        hint = hints.get(name, Any)
+        if not _conforms(value, hint):
+            raise ProtocolError(f"{cls.__name__}.{name} must be {_describe(hint)}, "
+                                f"not {_describe_value(value)}")
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    """Whether ``value`` is what the annotation ``hint`` allows (the shapes our messages use)."""
+    if hint is Any or hint is object:
+        return True
+    if hint is type(None) or hint is None:
+        return value is None
+    origin = get_origin(hint)
+    if origin is Literal:
+        return any(type(value) is type(arg) and value == arg for arg in get_args(hint))
+    if origin is Union or origin is types.UnionType:
+        return any(_conforms(value, arg) for arg in get_args(hint))
+    if origin is tuple:
+        args = get_args(hint)
+        if not isinstance(value, tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_conforms(v, args[0]) for v in value)
+        return len(args) == len(value) and all(map(_conforms, value, args))
+    if origin is dict:
+        key, item = get_args(hint)
+        return isinstance(value, dict) and all(
+            _conforms(k, key) and _conforms(v, item) for k, v in value.items()
+        )
+    if origin is list:
+        (item,) = get_args(hint)
+        return isinstance(value, list) and all(_conforms(v, item) for v in value)
+    if hint is bool:
+        return isinstance(value, (bool, np.bool_))
+    if hint is int:
+        return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float, np.integer, np.floating)) \
+            and not isinstance(value, bool)
+    if isinstance(hint, type):
+        return isinstance(value, hint)
+    return True  # an annotation our messages do not use: nothing to hold it to
+
+
+def _describe(hint: Any) -> str:
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in args)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return f"a tuple, each item {_describe(args[0])}"
+    if origin is Union or origin is types.UnionType:
+        return " or ".join(_describe(a) for a in args)
+    if hint is type(None):
+        return "None"
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
+def _describe_value(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text[:40]}{'...' if len(text) > 40 else ''}"

@@ -23,3 +23,16 @@ class DeviceReport:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class DevicesQuiet:
+    """Whether the device work dispatched so far had ended within the wait (``WaitDevices``).
+
+    JAX dispatches asynchronously: a Python loop that was interrupted may leave
+    queued computations running on a device for a long time.
+    """
+
+    quiet: bool
+    waited_s: float
+    devices: tuple[str, ...] = ()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from workbench.api.choices import Dataset, DemoInit, DeviceChoice, HloKind, Mode, Transform
 from workbench.api.curves import Curves, PointDerivatives, PointValues
-from workbench.api.devices import DeviceReport
+from workbench.api.devices import DeviceReport, DevicesQuiet
 from workbench.api.errors import Explanation
 from workbench.api.functions import FunctionInfo
 from workbench.api.jaxpr import TraceResult
@@ -92,6 +92,17 @@ class Lower(Request):
 @dataclass(frozen=True, kw_only=True)
 class Devices(Request):
     """Every device JAX can use in the engine process."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class WaitDevices(Request):
+    """Wait up to ``timeout`` seconds for the work already queued on every device to end.
+
+    Stop sends it once the interrupted request has answered: only a quiet device
+    means the engine is really idle.
+    """
+
+    timeout: float = 1.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -192,8 +203,8 @@ class Functions:
 
 
 ResultValue = (
-    Pong | Functions | TraceResult | LoweringResult | DeviceReport | Curves | PointDerivatives
-    | PointValues | KMeansDemo | TimingReport
+    Pong | Functions | TraceResult | LoweringResult | DeviceReport | DevicesQuiet | Curves
+    | PointDerivatives | PointValues | KMeansDemo | TimingReport
 )
 
 
@@ -287,9 +298,14 @@ class Progress(Event):
 
 @dataclass(frozen=True)
 class Output(Event):
-    """User stdout/stderr, batched; ``truncated`` marks that ``dropped`` characters were cut."""
+    """User stdout/stderr, batched; ``truncated`` marks that ``dropped`` characters were cut.
+
+    ``background`` marks text written by another thread than the one running the
+    request (a thread the user's code started): it may belong to an earlier request.
+    """
 
     stream: str
     text: str
     truncated: bool = False
     dropped: int = 0
+    background: bool = False

@@ -401,6 +401,11 @@ def _memory(c: Clues) -> str:
     return ""
 
 
+def _exit_status(c: Clues) -> str:
+    code = getattr(c.exc, "code", None)
+    return "exit status " + (repr(code)[:60] if code is not None else "None (success)")
+
+
 def _undefined_name(c: Clues) -> str:
     name = getattr(c.exc, "name", None)
     if not isinstance(name, str):
@@ -746,6 +751,17 @@ ENTRIES: tuple[Entry, ...] = (
         doc_url=f"{DOCS}/gpu_memory_allocation.html",
         types=("MemoryError",),
         specifics=_memory,
+    ),
+    Entry(
+        kind="exit",
+        title="The code called sys.exit() (or exit())",
+        hint=(
+            "exit() ends a script, but here your code runs inside the engine, which keeps "
+            "running: the call stopped at this line. Return from the function instead, or "
+            "raise an exception to report a problem."
+        ),
+        types=("SystemExit",),
+        specifics=_exit_status,
     ),
     Entry(
         kind="name",

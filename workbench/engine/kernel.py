@@ -15,6 +15,7 @@ import glob
 import io
 import logging
 import os
+import re
 import resource
 import sys
 import threading
@@ -86,7 +87,10 @@ class OutputCapture:
 
     Past ``limit`` characters the text is only counted; the last event says how
     much was dropped, so a print in a loop of a million iterations costs the GUI
-    one small message per batch.
+    one small message per batch. A flush (``print(..., flush=True)``) sends at
+    most once per ``interval``; a timer sends what is left, so the last line
+    before a long computation still shows. Text from a thread other than the
+    request's own is sent apart, marked ``background``.
     """
 
     def __init__(self, request_id: str, send: Callable[[p.Event], None],
@@ -98,12 +102,17 @@ class OutputCapture:
         self.batch = batch
         self.kept = 0
         self.dropped = 0
-        self._pending: list[tuple[str, str]] = []
+        self.sent = 0
+        self._owner = threading.get_ident()
+        self._pending: list[tuple[str, bool, str]] = []
         self._pending_size = 0
         self._last_flush = time.monotonic()
+        self._timer: threading.Timer | None = None
+        self._closed = False
         self._lock = threading.Lock()
 
     def write(self, stream: str, text: str) -> None:
+        background = threading.get_ident() != self._owner
         with self._lock:
             room = self.limit - self.kept
             if room <= 0:
@@ -113,26 +122,50 @@ class OutputCapture:
                 self.dropped += len(text) - room
                 text = text[:room]
             self.kept += len(text)
-            self._pending.append((stream, text))
+            self._pending.append((stream, background, text))
             self._pending_size += len(text)
-        now = time.monotonic()
-        if self._pending_size >= self.batch or now - self._last_flush >= self.interval:
+        if self._pending_size >= self.batch:
             self.flush()
+        else:
+            self.flush_soon()
+
+    def flush_soon(self) -> None:
+        """Send now if the last send is ``interval`` old, else once that much has passed."""
+        with self._lock:
+            if not self._pending or self._closed:
+                return
+            wait = self._last_flush + self.interval - time.monotonic()
+            if wait > 0:
+                if self._timer is None:
+                    self._timer = threading.Timer(wait, self.flush)
+                    self._timer.daemon = True
+                    self._timer.start()
+                return
+        self.flush()
 
     def flush(self) -> None:
         with self._lock:
             pending, self._pending, self._pending_size = self._pending, [], 0
             self._last_flush = time.monotonic()
-        merged: list[list[str]] = []
-        for stream, text in pending:
-            if merged and merged[-1][0] == stream:
-                merged[-1][1] += text
+            self._timer = None
+        merged: list[list[Any]] = []
+        for stream, background, text in pending:
+            if merged and merged[-1][0] == stream and merged[-1][1] == background:
+                merged[-1][2] += text
             else:
-                merged.append([stream, text])
-        for stream, text in merged:
-            self._send(p.Output(self.request_id, stream, text))
+                merged.append([stream, background, text])
+        for stream, background, text in merged:
+            self.sent += 1
+            self._send(p.Output(self.request_id, stream, text, background=background))
 
     def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+            if timer is not threading.current_thread():
+                timer.join(1.0)  # one already firing sends before the reply, not after
         self.flush()
         if self.dropped:
             note = f"\n[output truncated: {self.dropped} more characters not shown]\n"
@@ -158,7 +191,7 @@ class _Stream(io.TextIOBase):
         return len(text)
 
     def flush(self) -> None:
-        self._capture.flush()
+        self._capture.flush_soon()
 
 
 # --------------------------------------------------------------------------- comm endpoint
@@ -175,18 +208,29 @@ class Endpoint:
         comm.on_msg(lambda msg: self.on_msg(comm, msg))
 
     def on_msg(self, comm: Any, msg: dict[str, Any]) -> None:
+        """Answer every message, whatever it holds or raises: a silent request hangs the GUI."""
         data = msg.get("content", {}).get("data")
         rid = _best_effort_id(data)
+        reply: p.Reply
         try:
             try:
+                if isinstance(data, dict) and TOO_DEEP in data:
+                    raise RecursionError
                 request = codec.decode(data, msg.get("buffers") or [])
             except codec.ProtocolError as exc:
-                reply: p.Reply = p.UsageFailure(rid, f"malformed request: {exc}")
+                reply = p.UsageFailure(rid, f"malformed request: {exc}")
+            except RecursionError:
+                reply = p.UsageFailure(rid, "malformed request: nested too deeply")
+            except Exception as exc:  # noqa: BLE001 - a decoder bug still gets an answer
+                reply = p.EngineFailure(rid, f"internal error decoding a request: "
+                                        f"{type(exc).__name__}: {exc}")
             else:
                 rid = getattr(request, "id", rid)
                 reply = self.run(comm, request)
         except KeyboardInterrupt:
             reply = p.Cancelled(rid, "stopped")
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and kin must not end the kernel
+            reply = p.EngineFailure(rid, f"internal error: {type(exc).__name__}: {exc}")
         self.send(comm, reply)
 
     def run(self, comm: Any, request: Any) -> p.Reply:
@@ -211,9 +255,35 @@ class Endpoint:
         comm.send(data=data, buffers=buffers)
 
 
+TOO_DEEP = "workbench-too-deep"
+_COMM_ID = re.compile(rb'"comm_id"\s*:\s*"([^"\\]{1,64})"')
+_REQUEST_ID = re.compile(rb'"id"\s*:\s*"([^"\\]{1,64})"')
+
+
+def tolerant_unpack(unpack: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+    """The session's JSON reader, answering what it cannot parse instead of dropping it.
+
+    JSON nested deeper than Python's recursion limit makes ipykernel drop the
+    message unanswered; this reads it as a comm message of the same comm and id
+    that our endpoint answers with a usage error.
+    """
+
+    def read(raw: bytes) -> Any:
+        try:
+            return unpack(raw)
+        except RecursionError:
+            data = raw if isinstance(raw, bytes) else str(raw).encode()
+            comm = _COMM_ID.search(data)
+            rid = _REQUEST_ID.search(data)
+            return {"comm_id": comm.group(1).decode() if comm else "",
+                    "data": {TOO_DEEP: True, "id": rid.group(1).decode() if rid else ""}}
+
+    return read
+
+
 def _best_effort_id(data: Any) -> str:
     try:
-        rid = data["body"]["fields"]["id"]
+        rid = data["id"] if TOO_DEEP in data else data["body"]["fields"]["id"]
     except (TypeError, KeyError):
         return ""
     return rid if isinstance(rid, str) else ""
@@ -257,7 +327,9 @@ def _warm_up() -> None:
         import jax
         import jax.numpy  # noqa: F401
 
-        jax.devices()
+        from workbench.engine.devices import wait_devices
+
+        wait_devices(5.0)  # compiles Stop's probe now, not while the user waits
     except Exception:  # noqa: BLE001 - the first real request reports the problem
         pass
 
@@ -306,6 +378,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     app = _make_app_class().instance()
     app.initialize(list(rest))
+    app.session.unpack = tolerant_unpack(app.session.unpack)
     shell = app.shell
     assert shell is not None  # initialize() made it
     service = Service(shell.user_ns, in_kernel=True, memory_limit=limit)

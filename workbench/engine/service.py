@@ -83,7 +83,7 @@ class Service:
             return p.UsageFailure(rid, exc.message, exc.field)
         except KeyboardInterrupt:
             return p.Cancelled(rid, "stopped")
-        except Exception as exc:  # noqa: BLE001 - every error must become a reply
+        except BaseException as exc:  # noqa: BLE001 - sys.exit() and kin are the code's errors
             return self._unexpected(rid, exc)
 
     def require_loaded(self) -> LoadedSource:
@@ -91,7 +91,7 @@ class Service:
             raise UsageError("no source loaded yet: send LoadSource first")
         return self.loaded
 
-    def _unexpected(self, rid: str, exc: Exception) -> p.Reply:
+    def _unexpected(self, rid: str, exc: BaseException) -> p.Reply:
         """An exception nobody wrapped: ours if it was raised in workbench code, else the user's."""
         frames = traceback.extract_tb(exc.__traceback__)
         filename = self.loaded.filename if self.loaded else DEFAULT_FILENAME
@@ -165,6 +165,13 @@ def _devices(service: Service, request: p.Devices, context: Context) -> p.Result
     from workbench.engine.devices import list_devices
 
     return list_devices()
+
+
+@handles(p.WaitDevices)
+def _wait_devices(service: Service, request: p.WaitDevices, context: Context) -> p.ResultValue:
+    from workbench.engine.devices import wait_devices
+
+    return wait_devices(request.timeout)
 
 
 @handles(p.SampleCurves)

@@ -46,6 +46,14 @@ class LoadedSource:
         return describe_function(name, self.namespace[name], self.filename)
 
 
+def _exit(status: object = None) -> None:
+    """``exit()``/``quit()`` as in a script: SystemExit, reported as the code's error.
+
+    IPython's own would ask the console to shut the engine down after the request.
+    """
+    raise SystemExit(status)
+
+
 def fresh_namespace(filename: str = DEFAULT_FILENAME) -> dict[str, Any]:
     """A module-like namespace with jax, jnp, lax and np already imported."""
     import jax
@@ -120,10 +128,13 @@ def load_source(
         for key, value in fresh_namespace(filename).items():
             ns.setdefault(key, value)
         ns["__file__"] = filename
+        ns["exit"] = ns["quit"] = _exit
     code = compile(source, filename, "exec")
     try:
         exec(code, ns)
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - sys.exit() in the editor is the code's error
         from workbench.engine.catalog import explain
 
         raise UserCodeError(explain(exc, filename)) from exc

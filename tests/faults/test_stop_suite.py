@@ -1,0 +1,151 @@
+"""Fault injection: Stop during five kinds of running code, then prove the engine idle.
+
+The promise under test: after Stop the state is ``idle`` only when the engine
+really is, that is, the next request (one that runs on the device) is answered
+within 2 s. An interrupt that the code hears suffices (same process, names
+kept); code deaf to it, or device work still queued behind an interrupted
+Python loop (JAX dispatches asynchronously), costs a restart and a reload.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from tests.kernel_util import Recorder, wait_until
+from workbench.api import messages as p
+from workbench.api.client import State
+
+GOOD = "def f(x):\n    return x * 2\n"
+STARTED = "print('started', flush=True)\n"
+KERNEL_SOURCE = p.LoadSource(source=GOOD)  # for the ``engine`` fixture (tests/conftest.py)
+# Runs a tiny computation on the device as it loads: it waits behind any queued work.
+DEVICE_TOUCH = GOOD + "_answer = float(jnp.ones(3).sum())\n"
+
+PYTHON_LOOP = STARTED + "while True:\n    pass\n"
+DEAF_JIT_LOOP = (  # compiled before "started": the Stop lands inside XLA, not in Python
+    "def g(x, n):\n"
+    "    return lax.fori_loop(0, n, lambda i, v: v * 1.0000001 + 1e-9, x)\n"
+    "h = jax.jit(g)\n"
+    "h(jnp.ones(4), 1).block_until_ready()\n"
+    + STARTED
+    + "h(jnp.ones(4), 2**31 - 1).block_until_ready()\n"
+)
+ASYNC_MATMUL_LOOP = (  # Python only queues; about 30 products (seconds of work) stay queued
+    "m = jax.jit(lambda a, b: a @ b)\n"
+    "x = jnp.ones((2500, 2500)); y = jnp.ones((2500, 2500)) * 1e-3\n"
+    "m(x, y).block_until_ready()\n"
+    + STARTED
+    + "while True:\n    x = m(x, y)\n"
+)
+BLOCKING_SLEEP = "import time\n" + STARTED + "time.sleep(100)\n"
+RECURSING = (  # each level is slow, so the recursion is still going when Stop comes
+    "import time\n"
+    "def r(x, depth=0):\n"
+    "    if depth == 0:\n"
+    "        print('started', flush=True)\n"
+    "    time.sleep(0.005)\n"
+    "    return r(jnp.sin(x), depth + 1)\n"
+)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _start(engine: Recorder, request: p.Request, busy_cpu: bool) -> list[p.Reply]:
+    """Send ``request``; return once its code printed "started" (and burns CPU, if asked)."""
+    events: list[p.Event] = []
+    box: list[p.Reply] = []
+    engine.client.request(request, box.append, events.append)
+    wait_until(lambda: any(isinstance(e, p.Output) and "started" in e.text for e in events)
+               or box, 60, "the request to start running")
+    assert not box, f"the code ended before Stop: {box}"
+    if busy_cpu:  # on a loaded machine the kernel may not be inside the work yet
+        pid = engine.client.pid
+        spent = _cpu_seconds(pid)
+        wait_until(lambda: _cpu_seconds(pid) > spent + 0.2, 30, "the work to run")
+    return box
+
+
+def _stop_and_check(engine: Recorder, box: list[p.Reply], idle_within: float) -> float:
+    """Stop; idle within ``idle_within`` s; then a device request is answered within 2 s."""
+    start = time.monotonic()
+    engine.client.stop()
+    wait_until(lambda: engine.client.state == State.IDLE, idle_within, "idle after Stop")
+    to_idle = time.monotonic() - start
+    wait_until(lambda: box, 1.0, "the stopped request's reply")
+    assert isinstance(box[0], p.Cancelled), box[0]
+    asked = time.monotonic()
+    reply = engine.call(DEVICE_TOUCH_REQUEST(), timeout=30)
+    answered = time.monotonic() - asked
+    assert isinstance(reply, p.Result), p.reply_text(reply)
+    assert answered < 2.0, f"idle after Stop, yet the next request took {answered:.1f} s"
+    return to_idle
+
+
+def DEVICE_TOUCH_REQUEST() -> p.LoadSource:  # noqa: N802 - reads as a constant at call sites
+    return p.LoadSource(source=DEVICE_TOUCH)
+
+
+def _restarted_since(engine: Recorder, seen: int) -> bool:
+    return any(n.message == "engine restarted, definitions reloaded"
+               for n in engine.notices[seen:])
+
+
+@pytest.mark.parametrize("source", [PYTHON_LOOP, BLOCKING_SLEEP], ids=["python-loop", "sleep"])
+def test_interruptible_code_stops_in_place(engine, source):
+    pid = engine.call(p.Ping()).value.pid
+    box = _start(engine, p.LoadSource(source=source), busy_cpu=False)
+    took = _stop_and_check(engine, box, idle_within=1.5)
+    assert took < 1.5
+    # An interrupt sufficed: same process, last good definitions intact.
+    assert engine.call(p.Ping()).value.pid == pid
+    names = [f.name for f in engine.call(p.ListFunctions()).value.functions]
+    assert names == ["f"]
+
+
+def test_recursing_trace_stops_in_place(engine):
+    assert isinstance(engine.call(p.LoadSource(source=GOOD + RECURSING)), p.Result)
+    pid = engine.call(p.Ping()).value.pid
+    box = _start(engine, p.Trace(name="r", args="f32[3]"), busy_cpu=False)
+    _stop_and_check(engine, box, idle_within=1.5)
+    assert engine.call(p.Ping()).value.pid == pid
+
+
+def test_deaf_jitted_loop_is_restarted_and_reloaded_within_3_s(engine):
+    pid = engine.call(p.Ping()).value.pid
+    seen = len(engine.notices)
+    box = _start(engine, p.LoadSource(source=DEAF_JIT_LOOP), busy_cpu=True)
+    _stop_and_check(engine, box, idle_within=3.0)
+    assert _restarted_since(engine, seen)
+    assert engine.call(p.Ping()).value.pid != pid
+    # The last good source is back; the interrupted one never counted as loaded.
+    assert isinstance(engine.call(p.Trace(name="f", args="f32[3]")), p.Result)
+
+
+def test_async_device_work_left_by_an_interrupted_loop_is_not_idle(engine):
+    """The Python loop stops at once, but ~30 queued products would keep the device busy
+    for seconds: Stop must not say idle until that work is gone (here: by a restart)."""
+    box = _start(engine, p.LoadSource(source=ASYNC_MATMUL_LOOP), busy_cpu=True)
+    seen = len(engine.notices)
+    took = _stop_and_check(engine, box, idle_within=3.0)
+    assert took < 3.0
+    assert _restarted_since(engine, seen)
+    # Nothing keeps computing after Stop.
+    pid = engine.client.pid
+    spent = _cpu_seconds(pid)
+    engine.call(p.Ping())
+    assert _cpu_seconds(pid) - spent < 0.5
+
+
+def test_stop_with_nothing_running_checks_the_devices_and_stays_in_place(engine):
+    pid = engine.call(p.Ping()).value.pid
+    engine.client.stop()
+    wait_until(lambda: engine.client.state == State.IDLE, 1.5, "idle after an idle Stop")
+    assert engine.call(p.Ping()).value.pid == pid
