@@ -42,8 +42,8 @@ def test_load_npy_and_csv(tmp_path):
     [
         (None, "not found"),
         ("", "empty"),
-        ("1,2\n3,oops\n", "not a row of numbers"),
-        ("1,2\n3,4,5\n", "3 columns, expected 2"),
+        ("1,2\n3,oops\n", "line 2: expected numbers separated by commas"),
+        ("1,2\n3,4,5\n", "line 2: 3 columns, expected 2"),
         ("1\n2\n3\n", "at least 2 columns"),
         ("1,2\nnan,4\n5,inf\n", "2 of 3 rows have NaN or infinite values"),
         ("x,y\n", "header but no rows"),

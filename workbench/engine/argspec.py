@@ -5,10 +5,17 @@ concrete (static) values, and ``(f32[3], f32[3])`` or ``[i32[], i32[]]`` build
 pytree arguments. A dimension may be a name (``f32[N]``), a placeholder that a
 size sweep fills in. Example values come from a fixed PRNG key, so the same
 spec always gives the same numbers.
+
+Any text either parses or raises ``ArgSpecError`` (a ``UsageError``): the length,
+the nesting, the numbers and the array sizes are bounded before Python's own
+limits (recursion, int conversion) or XLA's (a 64-bit byte count) are reached.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +41,26 @@ DTYPES: dict[str, str] = {
     "c64": "complex64",
     "c128": "complex128",
 }
+
+
+# Bounds on what a spec may say; each is far past any real use and far below the limit
+# that would otherwise fail with an internal error (or abort the engine process).
+MAX_SPEC_CHARS = 10_000
+"""Longest spec read: the longest real one is a few hundred characters."""
+MAX_DEPTH = 32
+"""Deepest nesting of ( ) and [ ]: the parser recurses once per level."""
+MAX_NUMBER_DIGITS = 100
+"""Longest integer literal: Python refuses to convert past 4300 digits."""
+MAX_RANK = 64
+"""Most dimensions in one shape: NumPy's own limit (example values pass through NumPy);
+XLA compiles a random array of rank 3000 for minutes."""
+MAX_ELEMENTS = 2**48
+"""Most elements in one array (~2.8e14, 4.5 PB as c128): XLA counts bytes in 64 bits
+and aborts the process, not raises, when a shape's byte count overflows."""
+_MAX_DIM_DIGITS = len(str(MAX_ELEMENTS))
+
+# Bytes per element, for the memory check before example arrays are made.
+_ITEMSIZE = {name: 1 if name == "bool" else int(name.lstrip("bfiuc")) // 8 for name in DTYPES}
 
 
 class ArgSpecError(UsageError):
@@ -65,9 +92,10 @@ class SequenceSpec:
 
 Spec = ArraySpec | LiteralSpec | SequenceSpec
 
+# [0-9], not \d: \d also takes other scripts' digits, which no spec needs.
 _TOKEN = re.compile(
     r"""\s*(?:
-        (?P<number>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)
+        (?P<number>[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][-+]?[0-9]+)?)
       | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
       | (?P<punct>[\[\](),])
     )""",
@@ -82,20 +110,33 @@ class _Tok:
     col: int  # 1-based column
 
 
+_SPACE = re.compile(r"\s*")
+
+
 def _tokenize(text: str) -> list[_Tok]:
     toks: list[_Tok] = []
     pos = 0
-    while pos < len(text):
-        if text[pos:].strip() == "":
-            break
+    while True:
+        start = _space_end(text, pos)
+        if start == len(text):
+            return toks
         m = _TOKEN.match(text, pos)
-        if m is None or m.end() == pos:
-            col = pos + len(text[pos:]) - len(text[pos:].lstrip()) + 1
-            raise ArgSpecError(f"unexpected character {text[col - 1]!r} at column {col}")
+        if m is None:
+            raise ArgSpecError(f"unexpected character {text[start]!r} at column {start + 1}")
         kind = m.lastgroup or "punct"
         toks.append(_Tok(kind, m.group(kind), m.start(kind) + 1))
         pos = m.end()
-    return toks
+
+
+def _space_end(text: str, pos: int) -> int:
+    m = _SPACE.match(text, pos)
+    assert m is not None  # \s* always matches
+    return m.end()
+
+
+def _excerpt(text: str, width: int = 60) -> str:
+    """TEXT, shortened so that a message quoting it stays one readable line."""
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 class _Parser:
@@ -104,6 +145,7 @@ class _Parser:
         self.toks = _tokenize(text)
         self.i = 0
         self.arg = 1
+        self.depth = 0
 
     def peek(self) -> _Tok | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -111,7 +153,8 @@ class _Parser:
     def fail(self, what: str, tok: _Tok | None = None) -> ArgSpecError:
         tok = tok if tok is not None else self.peek()
         where = f"column {tok.col}" if tok else "the end"
-        return ArgSpecError(f"argument {self.arg} ({where} of {self.text.strip()!r}): {what}")
+        quoted = _excerpt(self.text.strip())
+        return ArgSpecError(f"argument {self.arg} ({where} of {quoted!r}): {what}")
 
     def take(self, text: str) -> _Tok:
         tok = self.peek()
@@ -140,8 +183,8 @@ class _Parser:
         if tok.text in ("(", "["):
             return self.parse_sequence()
         if tok.kind == "number":
+            value = self.number(tok)
             self.i += 1
-            value: int | float = float(tok.text) if re.search(r"[.eE]", tok.text) else int(tok.text)
             return LiteralSpec(value)
         if tok.kind == "name":
             if tok.text in ("True", "False"):
@@ -157,6 +200,9 @@ class _Parser:
         open_tok = self.peek()
         assert open_tok is not None
         close = ")" if open_tok.text == "(" else "]"
+        if self.depth >= MAX_DEPTH:
+            raise self.fail(f"brackets nested more than {MAX_DEPTH} deep", open_tok)
+        self.depth += 1
         self.i += 1
         items: list[Spec] = []
         trailing_comma = False
@@ -177,6 +223,7 @@ class _Parser:
                 raise self.fail(f"unclosed {open_tok.text!r} opened at column {open_tok.col}")
             elif tok.text != close:
                 raise self.fail(f"expected ',' or {close!r}")
+        self.depth -= 1
         kind = "tuple" if close == ")" else "list"
         if kind == "tuple" and len(items) == 1 and not trailing_comma:
             return items[0]  # (f32[3]) is just f32[3], as in Python
@@ -198,10 +245,10 @@ class _Parser:
             if d.text == "]":
                 self.i += 1
                 break
+            if len(dims) == MAX_RANK:
+                raise self.fail(f"more than {MAX_RANK} dimensions in one shape", d)
             if d.kind == "number":
-                if not re.fullmatch(r"\d+", d.text):
-                    raise self.fail(f"bad dimension {d.text!r}: not a whole number >= 0", d)
-                dims.append(int(d.text))
+                dims.append(self.dimension(d))
             elif d.kind == "name" and d.text not in DTYPES:
                 dims.append(d.text)
             else:
@@ -214,11 +261,56 @@ class _Parser:
                 raise self.fail("unclosed shape '['")
             elif nxt.text != "]":
                 raise self.fail("expected ',' or ']' in shape")
-        return ArraySpec(tok.text, tuple(dims))
+        spec = ArraySpec(tok.text, tuple(dims))
+        problem = _size_problem(spec)
+        if problem:
+            raise self.fail(problem, tok)
+        return spec
+
+    def number(self, tok: _Tok) -> int | float:
+        """A literal's value; never inf, never an int past ``MAX_NUMBER_DIGITS``."""
+        text = tok.text
+        if re.search(r"[.eE]", text):
+            value = float(text)
+            if math.isinf(value):
+                raise self.fail(f"number {_excerpt(text, 20)} is too large for a float", tok)
+            return value
+        digits = text.lstrip("+-").lstrip("0") or "0"
+        if len(digits) > MAX_NUMBER_DIGITS:
+            raise self.fail(f"integer {_excerpt(text, 20)} is too large "
+                            f"(more than {MAX_NUMBER_DIGITS} digits)", tok)
+        return -int(digits) if text.startswith("-") else int(digits)
+
+    def dimension(self, tok: _Tok) -> int:
+        if not re.fullmatch(r"[0-9]+", tok.text):
+            raise self.fail(f"bad dimension {_excerpt(tok.text, 20)!r}: "
+                            "not a whole number >= 0", tok)
+        digits = tok.text.lstrip("0") or "0"
+        if len(digits) > _MAX_DIM_DIGITS or int(digits) > MAX_ELEMENTS:
+            raise self.fail(f"dimension {_excerpt(digits, 20)} is too large (at most "
+                            f"2**48 = {MAX_ELEMENTS} elements in one array)", tok)
+        return int(digits)
+
+
+def _size_problem(spec: ArraySpec) -> str:
+    """Why an array spec's numeric dimensions are too large, or ''."""
+    count = 1
+    for d in spec.shape:
+        if isinstance(d, int):
+            if d == 0:
+                return ""
+            count = min(count * d, MAX_ELEMENTS + 1)  # stays a small int whatever the rank
+    if count > MAX_ELEMENTS:
+        return (f"{_excerpt(format_spec(spec))} has more than 2**48 = {MAX_ELEMENTS} elements, "
+                "the most one array may have")
+    return ""
 
 
 def parse_args(text: str) -> tuple[Spec, ...]:
     """Parse a comma-separated list of argument specs (one per positional argument)."""
+    if len(text) > MAX_SPEC_CHARS:
+        raise ArgSpecError(f"the argument spec is {len(text):,} characters long; "
+                           f"specs may be at most {MAX_SPEC_CHARS:,}")
     return _Parser(text).parse_top()
 
 
@@ -290,6 +382,7 @@ def example_values(specs: Sequence[Spec], seed: int = 0) -> tuple[Any, ...]:
     import jax
     import jax.numpy as jnp
 
+    _check_memory(specs)
     key = jax.random.key(seed)
     counter = [0]
 
@@ -337,6 +430,63 @@ def abstract_values(specs: Sequence[Spec]) -> tuple[Any, ...]:
             return tuple(values) if s.kind == "tuple" else values
         if s.placeholders:
             raise ArgSpecError(f"{format_spec(s)} has placeholder dimension(s)")
+        problem = _size_problem(s)  # a sweep's sizes can make a parsed shape too large
+        if problem:
+            raise ArgSpecError(problem)
         return jax.ShapeDtypeStruct(s.shape, jnp.dtype(DTYPES[s.dtype]))
 
     return tuple(make(s) for s in specs)
+
+
+def _arrays(specs: Sequence[Spec]) -> list[ArraySpec]:
+    out: list[ArraySpec] = []
+    for s in specs:
+        if isinstance(s, ArraySpec):
+            out.append(s)
+        elif isinstance(s, SequenceSpec):
+            out.extend(_arrays(s.items))
+    return out
+
+
+def _check_memory(specs: Sequence[Spec]) -> None:
+    """Refuse example arrays larger than this machine's memory before allocating them.
+
+    XLA does not raise on such an allocation: the process aborts (or is killed), and the
+    engine with it. Arrays that fit but exceed free memory still fail, with JAX's
+    RESOURCE_EXHAUSTED, which the error catalog explains.
+    """
+    total = 0
+    for s in _arrays(specs):
+        problem = _size_problem(s)
+        if problem:
+            raise ArgSpecError(problem)
+        if s.placeholders:
+            continue  # example_values names them when it gets there
+        total += math.prod(cast(tuple[int, ...], s.shape)) * _ITEMSIZE[s.dtype]
+    ceiling = _memory_ceiling()
+    if ceiling is not None and total > ceiling:
+        raise ArgSpecError(
+            f"example arguments {_excerpt(format_args(specs))} need {_size(total)}, more than "
+            f"the {_size(ceiling)} of memory this process can use"
+        )
+
+
+def _memory_ceiling() -> int | None:
+    """The machine's physical memory, or the process's address-space limit when lower."""
+    limits: list[int] = []
+    with contextlib.suppress(AttributeError, ValueError, OSError):  # not POSIX
+        limits.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    with contextlib.suppress(ImportError, OSError, ValueError):
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            limits.append(soft)
+    return min(limits) if limits else None
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"

@@ -6,11 +6,18 @@ first two columns); bad input raises ``UsageError`` with a one-line message.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
 
 from workbench.engine.errors import UsageError
+from workbench.engine.userfiles import read_regular_file
+
+# Largest points file read. 50 MB is about 2.5 million 2-D points as CSV (three million
+# as float64 .npy), far past what the animation draws smoothly; parsing that much text
+# already takes ~7 s and ~1 GB, so a larger file would only slow the engine to a crawl.
+MAX_POINTS_FILE_BYTES = 50 * 1000 * 1000
 
 # The tutorial's blobs: (count, centre) in the order the notebook concatenates them.
 TUTORIAL_BLOBS: tuple[tuple[int, tuple[float, float]], ...] = (
@@ -84,23 +91,34 @@ def load_points(path: str | Path) -> np.ndarray:
         raise UsageError(f"data file not found: {p}")
     if p.is_dir():
         raise UsageError(f"data file is a directory: {p}")
-    if p.stat().st_size == 0:
+
+    def too_big(size: int) -> str:
+        return (f"data file {p} is {size / 1e6:.1f} MB; points files may be at most "
+                f"{MAX_POINTS_FILE_BYTES / 1e6:.0f} MB")
+
+    data = read_regular_file(p, MAX_POINTS_FILE_BYTES, too_big)
+    if not data:
         raise UsageError(f"data file is empty: {p}")
     if p.suffix.lower() == ".npy":
         try:
-            arr = np.load(p, allow_pickle=False)
+            arr = np.load(io.BytesIO(data), allow_pickle=False)
         except (ValueError, OSError, EOFError) as exc:
             raise UsageError(f"cannot read {p} as .npy: {_first_line(exc)}") from None
     else:
-        arr = _load_text(p)
+        arr = _load_text(p, data)
     return validate_points(arr, source=str(p))
 
 
-def _load_text(p: Path) -> np.ndarray:
+def _load_text(p: Path, data: bytes) -> np.ndarray:
+    """Rows of numbers; a message names a bad line by number, never quotes it.
+
+    The path may be any file the user can read (``/etc/shadow`` as root), so its
+    content must not come back in an error.
+    """
     try:
-        lines = p.read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {p}: {_first_line(exc)}") from None
+        lines = data.decode("utf-8-sig").splitlines()  # -sig: a BOM is not a header
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{p} is not UTF-8 text (byte {exc.start})") from None
     rows = [
         (no, ln) for no, ln in enumerate(lines, 1) if ln.strip() and not ln.lstrip().startswith("#")
     ]
@@ -115,9 +133,12 @@ def _load_text(p: Path) -> np.ndarray:
         except ValueError:
             if i == 0:  # a header line
                 continue
-            raise UsageError(f"{p}:{no}: not a row of numbers: {line.strip()[:60]!r}") from None
+            raise UsageError(
+                f"{p}: line {no}: expected numbers separated by "
+                f"{'commas' if delim else 'spaces'}"
+            ) from None
         if len(out[-1]) != len(out[0]):
-            raise UsageError(f"{p}:{no}: {len(out[-1])} columns, expected {len(out[0])}")
+            raise UsageError(f"{p}: line {no}: {len(out[-1])} columns, expected {len(out[0])}")
     if not out:
         raise UsageError(f"data file has a header but no rows: {p}")
     return np.asarray(out, dtype=np.float64)
