@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
+from workbench.api.limits import MAX_SOURCE_BYTES
 from workbench.ui.files import (
     FileReadError,
     RecentFiles,
@@ -133,9 +134,10 @@ def test_read_source_explains_bad_bytes_binary_and_missing_files(tmp_path):
     with pytest.raises(FileReadError, match="cannot read"):
         read_source(tmp_path / "missing.py")
     big = tmp_path / "big.py"
-    big.write_bytes(b"#" * 2000)
+    with open(big, "wb") as handle:
+        handle.truncate(MAX_SOURCE_BYTES + 1)  # sparse: costs no disk
     with pytest.raises(FileReadError, match="MB"):
-        read_source(big, max_bytes=1000)
+        read_source(big)
 
 
 # ------------------------------------------------------------------ recent files

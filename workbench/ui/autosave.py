@@ -9,7 +9,12 @@ Each change is written (atomically) 500 ms after typing pauses and at most 1.5 s
 the first unsaved change, so continuous typing still reaches the disk within 2 s. A
 normal close calls `mark_clean_exit()`, which deletes the session folder. A folder whose
 lock names a process that is no longer alive was left by a crash or a SIGKILL: its
-buffers are what `pending_recovery()` offers back on the next start.
+buffers are what `pending_recovery()` offers back on the next start; they stay on disk
+until restored or discarded by the user.
+
+Unsaved text is private: folders are 0700 and files 0600. When the folder cannot be made
+(a read-only data folder, a full disk) the window still starts, with autosave off and
+`off_reason` saying why. Temp files of writes killed half-way are removed at start.
 """
 
 from __future__ import annotations
@@ -20,7 +25,6 @@ import json
 import os
 import shutil
 import socket
-import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -30,12 +34,22 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 from PySide6.QtGui import QTextDocument
 
-from workbench.ui.files import FileReadError, atomic_write_bytes, read_source
+from workbench.ui.files import (
+    FileReadError,
+    atomic_write_bytes,
+    pid_alive,
+    read_source,
+    remove_stale_temps,
+)
 
 FORMAT = 1
 DEBOUNCE_MS = 500
 MAX_WAIT_MS = 1500
 LOCK_NAME = "lock.json"
+FOLDER_MODE = 0o700
+FILE_MODE = 0o600
+
+__all__ = ["Autosave", "RecoveredBuffer", "default_folder", "pid_alive"]
 
 
 def default_folder() -> Path:
@@ -74,34 +88,6 @@ def _proc_start(pid: int) -> int | None:
         return None
 
 
-def pid_alive(pid: int) -> bool:
-    """Is a process with this id running (zombies count as dead)?"""
-    if pid <= 0:
-        return False
-    if sys.platform == "win32":  # os.kill(pid, 0) would terminate the process there
-        import ctypes
-
-        kernel32 = ctypes.windll.kernel32
-        handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
-        if not handle:
-            return kernel32.GetLastError() == 5  # access denied: it exists
-        code = ctypes.c_ulong()
-        kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
-        kernel32.CloseHandle(handle)
-        return code.value == 259  # STILL_ACTIVE
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat[stat.rfind(")") + 2] not in "ZX"
-    except (OSError, IndexError):
-        return True
-
-
 def _owner_alive(lock: dict) -> bool:
     pid = lock.get("pid")
     if not isinstance(pid, int) or not pid_alive(pid):
@@ -137,32 +123,62 @@ class Autosave(QObject):
     ) -> None:
         super().__init__(parent)
         self._root = Path(folder) if folder is not None else default_folder()
-        self._root.mkdir(parents=True, exist_ok=True)
         name = f"session-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._session = self._root / name
-        # Built under another name and renamed, so no one ever sees a session without its lock.
-        staging = self._root / f".new-{name}"
-        staging.mkdir()
-        lock = {
-            "format": FORMAT,
-            "pid": os.getpid(),
-            "proc_start": _proc_start(os.getpid()),
-            "started": time.time(),
-            "host": socket.gethostname(),
-        }
-        atomic_write_bytes(staging / LOCK_NAME, json.dumps(lock).encode())
-        os.replace(staging, self._session)
         self._buffers: dict[str, _Buffer] = {}
         self._closed = False
+        self.off_reason: str | None = None
+        """Why autosave is off (the folder could not be made or written), else None."""
+        self._remove_stale_temps()
+        try:
+            self._create_session(name)
+        except OSError as exc:
+            self.off_reason = (f"autosave is off: cannot write to {self._root} "
+                               f"({exc.strerror or exc}); save with Ctrl+S to keep your work")
+            self._closed = True
         self._debounce = QTimer(self, singleShot=True, interval=debounce_ms)
         self._max_wait = QTimer(self, singleShot=True, interval=max_wait_ms)
         self._debounce.timeout.connect(self._on_timer)
         self._max_wait.timeout.connect(self._on_timer)
 
+    def _create_session(self, name: str) -> None:
+        self._root.mkdir(parents=True, exist_ok=True, mode=FOLDER_MODE)
+        with contextlib.suppress(OSError):  # made by an older version, or not ours to change
+            if self._root.stat().st_mode & 0o077:
+                os.chmod(self._root, FOLDER_MODE)
+        # Built under another name and renamed, so no one ever sees a session without its lock.
+        staging = self._root / f".new-{name}"
+        staging.mkdir(mode=FOLDER_MODE)
+        try:
+            lock = {
+                "format": FORMAT,
+                "pid": os.getpid(),
+                "proc_start": _proc_start(os.getpid()),
+                "started": time.time(),
+                "host": socket.gethostname(),
+            }
+            atomic_write_bytes(staging / LOCK_NAME, json.dumps(lock).encode(), mode=FILE_MODE)
+            os.replace(staging, self._session)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+    def _remove_stale_temps(self) -> None:
+        """Temp files of writes killed half-way, in the root and in every session folder."""
+        remove_stale_temps(self._root)
+        with contextlib.suppress(OSError):
+            for folder in self._root.glob("session-*"):
+                remove_stale_temps(folder)
+
     @property
     def folder(self) -> Path:
         """This session's own folder."""
         return self._session
+
+    @property
+    def enabled(self) -> bool:
+        """False when autosave is off (see ``off_reason``) or this session has ended."""
+        return not self._closed
 
     # ------------------------------------------------------------ this session
     def update(self, buffer_id: str, text: str, path: str | os.PathLike[str] | None = None) -> None:
@@ -219,16 +235,24 @@ class Autosave(QObject):
         self._max_wait.stop()
         for buffer_id in list(self._buffers):
             self.forget(buffer_id, keep_file=True)
+        if self.off_reason is None:
+            shutil.rmtree(self._session, ignore_errors=True)
         self._closed = True
-        shutil.rmtree(self._session, ignore_errors=True)
 
     # ------------------------------------------------------- earlier sessions
     def pending_recovery(self) -> list[RecoveredBuffer]:
         """Buffers left by sessions whose process died, newest first.
 
         Buffers whose text equals their file on disk hold nothing to recover and are
-        deleted on the way; so are empty folders of dead sessions.
+        deleted on the way; so are empty folders of dead sessions. Every other buffer
+        stays on disk until `adopt` or `discard`.
         """
+        try:
+            return self._pending_recovery()
+        except OSError:  # the folder cannot be read: nothing to offer
+            return []
+
+    def _pending_recovery(self) -> list[RecoveredBuffer]:
         found: list[RecoveredBuffer] = []
         for staging in self._root.glob(".new-session-*"):  # a crash while starting up
             pid = staging.name.split("-")[2]
@@ -294,9 +318,9 @@ class Autosave(QObject):
             "saved_at": time.time(),
         }
         try:
-            self._session.mkdir(parents=True, exist_ok=True)
+            self._session.mkdir(parents=True, exist_ok=True, mode=FOLDER_MODE)
             data = json.dumps(record, ensure_ascii=False).encode("utf-8")
-            atomic_write_bytes(self._session / self._file_name(buffer_id), data)
+            atomic_write_bytes(self._session / self._file_name(buffer_id), data, mode=FILE_MODE)
         except OSError as exc:
             self.sig_error.emit(f"autosave of {buffer.path or buffer_id} failed: {exc}")
             return

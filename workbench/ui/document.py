@@ -3,19 +3,32 @@
 Everything a user can lose lives here, apart from the engine: the path, the
 text as last saved (to know what is modified), the file's line endings, and
 the autosave that brings unsaved work back after a crash.
+
+A file opened from disk is marked ``from_outside`` unless this window wrote it or it is
+a bundled example: the window then pauses live mode, so opening a downloaded file never
+runs it. Recovered buffers are the user's own typing, saved by this app: they run live.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from workbench.ui.autosave import Autosave
+from workbench.examples import EXAMPLES_DIR
+from workbench.ui.autosave import Autosave, RecoveredBuffer
 from workbench.ui.editor import CodeEditor
-from workbench.ui.files import FileReadError, RecentFiles, read_source, write_source
+from workbench.ui.files import (
+    FileReadError,
+    RecentFiles,
+    read_source,
+    remove_stale_temps,
+    write_source,
+)
+from workbench.ui.recovery import RecoveryDialog
 from workbench.ui.settings import Settings
 
 BUFFER_ID = "main"
@@ -32,7 +45,7 @@ class DocumentController(QObject):
     sig_error = Signal(str)
     """Something the user must read: a file that cannot be opened or saved."""
     sig_opened = Signal()
-    """A file (or an empty buffer) replaced the editor's text."""
+    """A file (or an empty buffer) replaced the editor's text; see ``from_outside``."""
 
     def __init__(self, window: QWidget, editor: CodeEditor, settings: Settings,
                  autosave_dir: str | os.PathLike[str] | None, *, ask: bool = True):
@@ -42,11 +55,15 @@ class DocumentController(QObject):
         self.settings = settings
         self.ask = ask
         self.path: Path | None = None
+        self.from_outside = False
+        """The text is a file this window did not write (nor a bundled example)."""
         self._saved_text = ""
         self._newline = "\n"
+        self._written: dict[Path, str] = {}  # what this window saved, by path
         self.autosave = Autosave(autosave_dir, self)
         self.autosave.sig_error.connect(lambda message: self.sig_status.emit(message, 5000))
         self.recent = RecentFiles(settings.qsettings, parent=self)
+        self._remove_stale_temps()
         editor.textChanged.connect(self.update_title)
 
     def start(self) -> None:
@@ -57,34 +74,52 @@ class DocumentController(QObject):
     # ------------------------------------------------------------------ opening
 
     def recover(self) -> bool:
-        """Offer what a crashed session left; an untitled buffer comes back silently."""
+        """Bring back what crashed windows left; True when the editor now holds it.
+
+        A lone untitled buffer comes back silently (so does a lone one with a file when
+        nothing may ask); otherwise a dialog offers every one and this returns False, so
+        the window opens its usual file behind it. Nothing is deleted unasked.
+        """
         items = self.autosave.pending_recovery()
         if not items:
             return False
-        item = items[0]
-        for other in items[1:]:
-            self.autosave.discard(other)
-        if item.path is not None and self.ask:
-            answer = QMessageBox.question(
-                self.window, "Restore unsaved work?",
-                f"The workbench did not close cleanly. Restore the unsaved changes to "
-                f"{item.path}?",
-                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                QMessageBox.StandardButton.Yes,
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                self.autosave.discard(item)
-                return False
+        if len(items) == 1 and (items[0].path is None or not self.ask):
+            return self.restore(items[0])
+        self.offer_recovery(items)
+        return False
+
+    def offer_recovery(self, items: list[RecoveredBuffer]) -> RecoveryDialog:
+        """Show the recovery dialog over the window once the event loop runs (window-modal,
+        without blocking the caller: the window is built and shown behind it)."""
+        dialog = RecoveryDialog(items, self.window)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.sig_restore.connect(self.restore)
+        dialog.sig_discard.connect(self.autosave.discard)
+        dialog.finished.connect(dialog.deleteLater)
+        QTimer.singleShot(0, dialog, dialog.open)
+        return dialog
+
+    def restore(self, item: RecoveredBuffer) -> bool:
+        """Put a recovered buffer in the editor; its autosave copy goes once ours is on disk."""
+        if not self.confirm_discard():
+            return False
         self.path = Path(item.path) if item.path else None
-        disk = ""
+        disk, self._newline = "", "\n"
         if self.path is not None:
             try:
-                disk = read_source(self.path).text
+                source = read_source(self.path)
+                disk, self._newline = source.text, source.newline
             except FileReadError:
                 disk = ""
+        self.from_outside = False  # typed in this app, and only the user's own eyes saw it
         self._set_text(item.text, saved=disk)
-        self.autosave.discard(item)
-        self.sig_status.emit("restored unsaved work from the last session", 8000)
+        self.autosave.track(BUFFER_ID, self.editor.document(), self.path)
+        self.autosave.flush()
+        if self.autosave.saved_text(BUFFER_ID) == item.text:
+            self.autosave.discard(item)
+        when = datetime.datetime.fromtimestamp(item.saved_at).strftime("%H:%M:%S")
+        name = self.path.name if self.path else "an untitled buffer"
+        self.sig_status.emit(f"restored unsaved work of {name} from {when}", 8000)
         return True
 
     def open_last(self) -> bool:
@@ -109,6 +144,7 @@ class DocumentController(QObject):
         if not self.confirm_discard():
             return
         self.path = None
+        self.from_outside = False
         self._set_text("", saved="")
         self.autosave.set_path(BUFFER_ID, None)
         self.update_title()
@@ -121,6 +157,8 @@ class DocumentController(QObject):
             return False
         self.path = Path(path).resolve()
         self._newline = source.newline
+        self.from_outside = not (self.path.is_relative_to(EXAMPLES_DIR.resolve())
+                                 or self._written.get(self.path) == source.text)
         self._set_text(source.text, saved=source.text)
         self.settings.last_file = str(self.path)
         self.recent.add(self.path)
@@ -157,6 +195,7 @@ class DocumentController(QObject):
             self.sig_error.emit(f"could not save {path}: {exc.strerror or exc}")
             return False
         self._saved_text = text
+        self._written[path.resolve()] = text
         self.update_title()
         self.sig_status.emit(f"saved {path}", 3000)
         return True
@@ -193,6 +232,13 @@ class DocumentController(QObject):
         if self.path is not None:
             self.settings.last_file = str(self.path)
         self.autosave.mark_clean_exit()
+
+    def _remove_stale_temps(self) -> None:
+        """Temp files of saves killed half-way, beside the files this app saved lately."""
+        paths = [*self.recent.paths(), *([self.settings.last_file] if self.settings.last_file
+                                          else [])]
+        for folder in {Path(p).parent for p in paths}:
+            remove_stale_temps(folder)
 
     def _set_text(self, text: str, saved: str) -> None:
         self._saved_text = saved

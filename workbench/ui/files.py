@@ -2,26 +2,36 @@
 
 Writes are atomic: the text goes to a temporary file in the same folder, is flushed to
 the disk (fsync), then renamed over the target with `os.replace`. A crash, a full disk
-or a killed process leaves either the old file or the new one, never half of each.
+or a killed process leaves either the old file or the new one, never half of each. The
+temporary file of a killed write stays behind; its name says who wrote it
+(`.<name>.wb-<host>-<pid>-<random>.tmp`), so `remove_stale_temps` can remove it later.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
+import re
 import secrets
+import socket
 import stat
 import sys
+import time
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
-MAX_BYTES = 10 * 1024 * 1024  # a teaching editor has no business opening bigger files
+from workbench.api.limits import MAX_SOURCE_BYTES, source_too_big
+
 RECENT_LIMIT = 10
+STALE_TEMP_AGE_S = 24 * 3600  # a temp file this old is a killed write, whoever wrote it
+_HOST = hashlib.sha1(socket.gethostname().encode()).hexdigest()[:6]
+_TEMP_NAME = re.compile(r"\..+\.wb-(?P<host>[0-9a-f]{6})-(?P<pid>\d+)-[0-9a-f]{8}\.tmp")
 
 
 class FileReadError(Exception):
@@ -37,25 +47,16 @@ class SourceText:
     newline: str = "\n"
 
 
-def read_source(path: str | os.PathLike[str], max_bytes: int = MAX_BYTES) -> SourceText:
+def read_source(path: str | os.PathLike[str]) -> SourceText:
     """Read a Python source file, honouring a BOM or a PEP 263 coding line.
 
-    Raises FileReadError for a missing or unreadable file, a binary file, or bytes that
-    are not valid in the file's encoding (with the line of the first bad byte).
+    Raises FileReadError for a missing or unreadable file, anything but a regular file (a
+    FIFO would block forever, /dev/zero never ends), a file over `MAX_SOURCE_BYTES`, a
+    binary file, or bytes that are not valid in the file's encoding (with the line of the
+    first bad byte).
     """
     path = Path(path)
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise FileReadError(
-                f"{path.name} is {size / 1e6:.1f} MB; "
-                f"the editor opens files up to {max_bytes / 1e6:.0f} MB"
-            )
-        data = path.read_bytes()
-    except FileReadError:
-        raise
-    except OSError as exc:
-        raise FileReadError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    data = _read_regular_file(path, MAX_SOURCE_BYTES)
     if b"\0" in data[:8192]:
         raise FileReadError(f"{path.name} looks like a binary file, not Python source")
     try:
@@ -80,6 +81,46 @@ def read_source(path: str | os.PathLike[str], max_bytes: int = MAX_BYTES) -> Sou
     return SourceText(text, encoding, newline)
 
 
+def _read_regular_file(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of a regular file (symlinks followed), else FileReadError."""
+    # O_NONBLOCK: should a FIFO replace the file between the two checks, opening it
+    # returns at once instead of waiting for a writer. It changes nothing for a regular file.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        _require_regular(path, os.stat(path).st_mode)  # devices are never even opened
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise FileReadError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        info = os.fstat(fd)
+        _require_regular(path, info.st_mode)
+        if info.st_size > limit:
+            raise FileReadError(source_too_big(info.st_size, path.name))
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)  # a file that grew since fstat stops here
+    except OSError as exc:
+        raise FileReadError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise FileReadError(source_too_big(len(data), path.name))
+    return data
+
+
+def _require_regular(path: Path, mode: int) -> None:
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        kind = "a folder"
+    elif stat.S_ISFIFO(mode):
+        kind = "a pipe (FIFO)"
+    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        kind = "a device"
+    else:
+        kind = "a special file"
+    raise FileReadError(f"{path.name} is {kind}, not a regular file: the editor opens files only")
+
+
 def write_source(
     path: str | os.PathLike[str], text: str, encoding: str = "utf-8", newline: str = "\n"
 ) -> None:
@@ -94,22 +135,27 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
     atomic_write_bytes(path, text.encode(encoding))
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> None:
     """Replace `path` by `data` all at once: temp file in the same folder, fsync, os.replace.
 
-    A symlink is followed (the link stays, its target changes); an existing file keeps
-    its permission bits. On any failure the target is untouched and the temp file removed.
+    A symlink is followed (the link stays, its target changes). `mode` sets the file's
+    permission bits from its first byte on (0o600: private); without it an existing file
+    keeps its bits and a new one gets 0o666 less the umask. On any failure the target is
+    untouched and the temp file removed.
     """
     target = Path(os.path.realpath(path))
     folder = target.parent
-    fd, tmp = _create_temp(target)
+    fd, tmp = _create_temp(target, 0o666 if mode is None else mode)
     try:
         with os.fdopen(fd, "wb") as handle:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(handle.fileno(), mode)  # exactly `mode`, whatever the umask
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+        if mode is None:
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -118,16 +164,74 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     _fsync_folder(folder)
 
 
-def _create_temp(target: Path) -> tuple[int, str]:
-    """A new temp file beside the target, mode 0o666 less the umask like any new file."""
+def _create_temp(target: Path, mode: int = 0o666) -> tuple[int, str]:
+    """A new temp file beside the target (``mode`` less the umask), named after its writer."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     for _ in range(100):
-        name = str(target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp")
+        name = f".{target.name}.wb-{_HOST}-{os.getpid()}-{secrets.token_hex(4)}.tmp"
         try:
-            return os.open(name, flags, 0o666), name
+            return os.open(target.parent / name, flags, mode), str(target.parent / name)
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name beside {target}")
+
+
+def remove_stale_temps(folder: str | os.PathLike[str]) -> int:
+    """Delete the temp files that killed writes left in ``folder``; returns how many.
+
+    Only names `_create_temp` makes are touched, and only when their writer is gone: a
+    process of this host that is no longer running, or a file older than a day (a
+    writer on another host, or a process id used again since).
+    """
+    removed = 0
+    now = time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        match = _TEMP_NAME.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            dead = match["host"] == _HOST and not pid_alive(int(match["pid"]))
+            if dead or now - info.st_mtime > STALE_TEMP_AGE_S:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
+
+
+def pid_alive(pid: int) -> bool:
+    """Is a process with this id running (zombies count as dead)?"""
+    if pid <= 0:
+        return False
+    if sys.platform == "win32":  # os.kill(pid, 0) would terminate the process there
+        import ctypes
+
+        kernel32 = ctypes.windll.kernel32
+        handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return kernel32.GetLastError() == 5  # access denied: it exists
+        code = ctypes.c_ulong()
+        kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        kernel32.CloseHandle(handle)
+        return code.value == 259  # STILL_ACTIVE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        line = Path(f"/proc/{pid}/stat").read_text()
+        return line[line.rfind(")") + 2] not in "ZX"
+    except (OSError, IndexError):
+        return True
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -78,6 +78,7 @@ PRESENTATION_FACTOR = 1.5
 BOTTOM_SHARE = 0.36  # of the height, for the console and panel tabs at the default layout
 EDITOR_MIN_LINES = 10
 PANEL_DOCKS = (("Plot", "plotDock"), ("Timing", "timingDock"), ("K-means", "kmeansDock"))
+PAUSED_FOR_DISK = "live mode paused for a file opened from disk: press Run to run it"
 
 
 class EngineStatus(QLabel):
@@ -159,6 +160,12 @@ class MainWindow(QMainWindow):
         self.tracer = TraceController(self.session, self.controls, self.editor.toPlainText,
                                       self.document.filename, live=self.live_box.isChecked(),
                                       parent=self)
+        self.tracer.sig_paused.connect(self._on_live_paused)
+        self.document.sig_opened.connect(self._on_document_opened)
+        if self.autosave.off_reason is not None:
+            self.autosave_off.setToolTip(self.autosave.off_reason)
+            self.autosave_off.show()
+            self.show_notice(self.autosave.off_reason)
         self._connect_tracer()
         self._build_actions()
         self._build_menus()
@@ -267,7 +274,15 @@ class MainWindow(QMainWindow):
         self.live_box.setToolTip(f"re-trace {LIVE_DELAY_MS} ms after the last keystroke")
         self.live_box.setChecked(self.settings.live_mode)
         self.live_box.toggled.connect(self._on_live_toggled)
+        self.live_paused = QLabel("")
+        self.live_paused.setObjectName("livePaused")
+        self.live_paused.hide()
+        self.autosave_off = QLabel("autosave off")
+        self.autosave_off.setObjectName("autosaveOff")
+        self.autosave_off.hide()
         bar = self.statusBar()
+        bar.addPermanentWidget(self.autosave_off)
+        bar.addPermanentWidget(self.live_paused)
         bar.addPermanentWidget(self.live_box)
         bar.addPermanentWidget(self.busy)
         bar.addPermanentWidget(self.devices_label)
@@ -652,6 +667,15 @@ class MainWindow(QMainWindow):
                                           "the process running your code died on this line")])
             self.editor.go_to_line(line)
 
+    def show_notice(self, text: str) -> None:
+        """Something about the window itself the user must know (autosave is off), in the
+        notice bar above the editor until dismissed."""
+        self._notices = [*self._notices[-2:], text]
+        self._last_notice_kind = "window"
+        self.notice_text.setPlainText("\n\n".join(self._notices))
+        self.notice_bar.show()
+        self.statusBar().showMessage(text, 8000)
+
     def dismiss_notices(self) -> None:
         self._notices = []
         self.notice_bar.hide()
@@ -679,6 +703,14 @@ class MainWindow(QMainWindow):
         if self._notices and self.editor.hasFocus():
             self.dismiss_notices()
         self.tracer.edited()
+
+    def _on_document_opened(self) -> None:
+        if self.document.from_outside:
+            self.tracer.pause_live(PAUSED_FOR_DISK)
+
+    def _on_live_paused(self, reason: str) -> None:
+        self.live_paused.setText(reason)
+        self.live_paused.setVisible(bool(reason))
 
     def _on_live_toggled(self, on: bool) -> None:
         self.settings.live_mode = on

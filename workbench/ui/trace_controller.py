@@ -5,6 +5,11 @@ call, so a live edit costs one round trip. Only when the new source no longer
 defines the traced function, or choosing the function changed its argument
 spec, does a second ``Trace`` follow. Every request has a key: a newer edit
 supersedes the one in flight and its late reply is dropped.
+
+Nothing is sent before the engine first answers: its first idle runs the source once
+(if live, or if Run was pressed meanwhile), so a file opened at start loads once. Live
+mode can be paused for one document (a file opened from disk): nothing runs on its own
+until the user presses Run or edits the text.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ class TraceController(QObject):
     """The engine listed its devices (a ``DeviceReport``)."""
     sig_engine_ready = Signal()
     """The engine answered for the first time."""
+    sig_paused = Signal(str)
+    """Live mode waits for Run or an edit: why, or "" when it follows the editor again."""
 
     def __init__(self, session: Session, controls: CallControls, source: Callable[[], str],
                  filename: Callable[[], str], *, live: bool = True,
@@ -50,6 +57,8 @@ class TraceController(QObject):
         self._filename = filename
         self.live = live
         self.engine_ready = False
+        self.paused = ""  # why live mode waits for Run or an edit; "" when it does not
+        self._run_when_ready = False
         self.live_timer = QTimer(self, singleShot=True, interval=LIVE_DELAY_MS)
         self.live_timer.timeout.connect(self.run)
         controls.sig_changed.connect(self._on_controls_changed)
@@ -58,8 +67,14 @@ class TraceController(QObject):
     # ------------------------------------------------------------------ requests
 
     def run(self) -> None:
-        """Load the editor source in the engine and trace the chosen function, in one request."""
+        """Load the editor source in the engine and trace the chosen function, in one request.
+
+        Before the engine first answers this only asks for one run when it does."""
         self.live_timer.stop()
+        self._set_paused("")
+        if not self.engine_ready:
+            self._run_when_ready = True
+            return
         call = self._sync_call()
         trace = self._trace_request(call) if call is not None else None
         self.session.engine.request(
@@ -84,13 +99,22 @@ class TraceController(QObject):
         )
 
     def edited(self) -> None:
-        """The editor text changed: re-run after the live delay, if live."""
-        if self.live:
+        """The editor text changed: re-run after the live delay, if live (and resume if paused).
+
+        Before the engine is ready there is nothing to do: its first idle runs the source."""
+        self._set_paused("")
+        if self.live and self.engine_ready:
             self.live_timer.start()
+
+    def pause_live(self, reason: str) -> None:
+        """Run nothing on its own until the user presses Run or edits the text."""
+        self.live_timer.stop()
+        self._run_when_ready = False
+        self._set_paused(reason)
 
     def set_live(self, on: bool) -> None:
         self.live = on
-        if on:
+        if on and not self.paused and self.engine_ready:
             self.live_timer.start()
         else:
             self.live_timer.stop()
@@ -144,7 +168,7 @@ class TraceController(QObject):
 
     def _on_controls_changed(self) -> None:
         self._sync_call()
-        if self.engine_ready:
+        if self.engine_ready and not self.paused:
             self.trace()
 
     def _on_engine_state(self, state: str) -> None:
@@ -152,8 +176,14 @@ class TraceController(QObject):
             self.engine_ready = True
             self.session.engine.request(p.Devices(), self._on_devices)
             self.sig_engine_ready.emit()
-            if self.live:
+            if self._run_when_ready or (self.live and not self.paused):
+                self._run_when_ready = False
                 self.run()
+
+    def _set_paused(self, reason: str) -> None:
+        if reason != self.paused:
+            self.paused = reason
+            self.sig_paused.emit(reason)
 
     # ------------------------------------------------------------------ helpers
 
