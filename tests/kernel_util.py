@@ -65,11 +65,8 @@ def send_raw(client: EngineClient, data: dict, buffers: list | tuple = (), rid: 
         box.append(reply)
         done.set()
 
-    def send() -> None:
-        client._pending[rid] = _Pending(p.Ping(id=rid), on_reply, None, None)
-        client._send_comm(data, list(buffers))
-
-    client._call(send)
+    pending = _Pending(p.Ping(id=rid), on_reply, None, None)
+    client._call(lambda: client._submit(pending, data, list(buffers)))  # queued until ready
     if not done.wait(timeout):
         raise AssertionError(f"no reply to the raw message {rid!r} within {timeout} s")
     return box[0]

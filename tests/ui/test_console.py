@@ -6,7 +6,8 @@ SOURCE = "def double(x):\n    return x * 2\n"
 
 
 def console_text(window) -> str:
-    return window.console_panel.widget._control.toPlainText()
+    widget = window.console_panel.widget
+    return "" if widget is None else widget._control.toPlainText()
 
 
 def test_console_shares_the_editor_namespace(qtbot, make_window):
@@ -27,3 +28,22 @@ def test_console_shares_the_editor_namespace(qtbot, make_window):
         window.controls.function_list.setCurrentText("shifted")
     assert "add a 100.0" in blocker.args[0].text
     assert "No such comm" not in console_text(window)
+
+
+def test_what_the_editor_prints_shows_in_the_console_and_a_threads_text_is_marked(
+        qtbot, make_window):
+    window = make_window(console=True)
+    window.new_file()
+    qtbot.waitUntil(lambda: "In [" in console_text(window), timeout=20000)
+    source = (
+        "import threading\n"
+        "print('hello from the editor')\n"
+        "threading.Thread(target=lambda: print('late word'), daemon=True).start()\n"
+        "threading.Event().wait(0.5)\n" + SOURCE
+    )
+    with qtbot.waitSignal(window.sig_traced, timeout=30000):
+        window.editor.setPlainText(source)
+    qtbot.waitUntil(lambda: "hello from the editor" in console_text(window), timeout=10000)
+    qtbot.waitUntil(lambda: "late word" in console_text(window), timeout=10000)
+    assert "[background thread] late word" in console_text(window)
+    assert "[background thread] hello" not in console_text(window)

@@ -449,9 +449,11 @@ def check_derivatives(loaded: LoadedSource, curves: Curves) -> tuple[DerivativeC
 
 
 def _point(point: Sequence[float] | np.ndarray) -> np.ndarray:
-    arr = np.asarray(point, dtype=np.float32)
+    with np.errstate(over="ignore"):  # past float32's range becomes inf: refused below
+        arr = np.asarray(point, dtype=np.float32)
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
-        raise UsageError(f"the point must be a non-empty vector of finite numbers, got {point!r}")
+        raise UsageError("the point must be a non-empty vector of finite float32 numbers, "
+                         f"got {point!r}"[:200])
     return arr
 
 

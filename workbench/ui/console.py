@@ -73,6 +73,15 @@ class ConsolePanel(QWidget):
         if self.widget is not None:
             self.widget._append_plain_text(f"\n[workbench] {text}\n", before_prompt=True)
 
+    def show_output(self, text: str, background: bool = False) -> None:
+        """What the editor's code printed; a thread's text (``background``) says so per line."""
+        if self.widget is None or not text:
+            return
+        if background:
+            text = "".join(f"[background thread] {line}"
+                           for line in text.splitlines(keepends=True))
+        self.widget._append_plain_text(text, before_prompt=True)
+
     def execute(self, code: str) -> None:
         if self.widget is not None:
             self.widget.execute(code)

@@ -681,6 +681,7 @@ class MainWindow(QMainWindow):
         self.notice_bar.hide()
 
     def _on_engine_output(self, output: Output) -> None:
+        self.console_panel.show_output(output.text, output.background)
         if output.truncated:
             self.statusBar().showMessage(
                 f"output truncated: {output.dropped} more characters not shown", 5000)
