@@ -423,7 +423,8 @@ def test_catalog_lists_every_kind_once_and_each_is_triggered_here():
     assert len(kinds) == len(set(kinds))
     assert all(e.title and e.hint for e in entries)
     tested = {c[6] for c in CASES} | {
-        "leaked-tracer", "key-reuse", "out-of-memory", "name", "syntax", "exception"
+        "leaked-tracer", "key-reuse", "out-of-memory", "name", "syntax", "exception",
+        "exit",  # tests/faults/test_requests_answer.py, through a real kernel
     }
     assert set(kinds) == tested
     # and each case of the table has its specifics checked

@@ -69,3 +69,17 @@ def test_files_up_to_the_limit_still_load(tmp_path):
     np.testing.assert_array_equal(load_points(tmp_path / "p.npy"), pts.astype(np.float32))
     (tmp_path / "p.csv").write_bytes(b"\xef\xbb\xbf1,2\r\n3,4\r\n")  # BOM, CRLF
     np.testing.assert_array_equal(load_points(tmp_path / "p.csv"), [[1, 2], [3, 4]])
+
+
+def test_given_centroids_file_must_be_a_small_regular_file(tmp_path):
+    from workbench.engine.kmeans.inits import _load_given
+
+    fifo = tmp_path / "centroids.npy"
+    os.mkfifo(fifo)
+    with pytest.raises(UsageError, match="named pipe"):
+        _load_given(fifo)
+    big = tmp_path / "big.npy"
+    with open(big, "wb") as fh:
+        fh.truncate(2_000_000)
+    with pytest.raises(UsageError, match="read up to 1 MB"):
+        _load_given(big)

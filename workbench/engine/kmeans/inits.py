@@ -6,12 +6,16 @@ next to Lloyd's iterations and must be the same on every machine.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
 
 from workbench.api.choices import INITS
 from workbench.engine.errors import UsageError
+from workbench.engine.userfiles import read_regular_file
+
+MAX_CENTROIDS_FILE_BYTES = 1_000_000  # K x D float64: far more centroids than any demo
 
 METHODS = INITS
 
@@ -65,12 +69,15 @@ def _load_given(path: str | Path) -> np.ndarray:
         raise UsageError(
             f"--init must be one of {', '.join(METHODS)} or a .npy file, got {str(path)!r}"
         )
-    if not p.is_file():
+    if not p.exists():
         raise UsageError(f"initial centroids file not found: {p}")
-    if p.stat().st_size == 0:
+    data = read_regular_file(p, MAX_CENTROIDS_FILE_BYTES, lambda size: (
+        f"initial centroids file {p} is {size / 1e6:.1f} MB; centroids files are read up to "
+        f"{MAX_CENTROIDS_FILE_BYTES / 1e6:.0f} MB"))
+    if not data:
         raise UsageError(f"initial centroids file is empty: {p}")
     try:
-        return np.load(p, allow_pickle=False)
+        return np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, OSError, EOFError) as exc:
         raise UsageError(f"cannot read {p} as .npy: {str(exc).splitlines()[0]}") from None
 
