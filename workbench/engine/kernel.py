@@ -327,9 +327,7 @@ def _warm_up() -> None:
         import jax
         import jax.numpy  # noqa: F401
 
-        from workbench.engine.devices import wait_devices
-
-        wait_devices(5.0)  # compiles Stop's probe now, not while the user waits
+        jax.devices()  # not Stop's device probe: compiling it here slows every restart by 0.2 s
     except Exception:  # noqa: BLE001 - the first real request reports the problem
         pass
 
