@@ -42,11 +42,10 @@ ASYNC_MATMUL_LOOP = (  # Python only queues; about 30 products (seconds of work)
 )
 BLOCKING_SLEEP = "import time\n" + STARTED + "time.sleep(100)\n"
 RECURSING = (  # each level is slow, so the recursion is still going when Stop comes
-    "import time\n"
     "def r(x, depth=0):\n"
     "    if depth == 0:\n"
     "        print('started', flush=True)\n"
-    "    time.sleep(0.005)\n"
+    "    sum(range(200_000))  # a few ms of Python per level\n"
     "    return r(jnp.sin(x), depth + 1)\n"
 )
 

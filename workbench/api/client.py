@@ -52,6 +52,7 @@ from jupyter_client.session import Session
 
 from workbench.api import codec
 from workbench.api import messages as p
+from workbench.api.devices import DevicesQuiet
 from workbench.api.process_env import engine_env
 
 POLL_S = 0.05
@@ -364,6 +365,10 @@ class EngineClient:
             log_path = self.runtime_dir / f"kernel-{self._incarnation}.log"
             if self._log_file is not None:
                 self._log_file.close()
+                old = Path(self._log_file.name)  # its fault text is read: bounded disk use
+                for path in (old, Path(f"{old}.1")):
+                    with contextlib.suppress(OSError):
+                        path.unlink()
             # Appending, so that truncating it (rotation) also moves the kernel's writes back.
             self._log_file = open(log_path, "ab")  # noqa: SIM115 - closed on the next launch
             cmd = [self.python, "-m", "workbench.engine.kernel", "-f", str(self.connection_file),
@@ -632,14 +637,13 @@ class EngineClient:
         self._outstanding.discard(self._probe_msg or "")
         self._busy_parents.discard(self._probe_msg or "")
         self._probe_id = self._probe_msg = None
-        quiet = isinstance(reply, p.Result) and getattr(reply.value, "quiet", False)
-        if quiet:
-            self._interrupt_deadline = None
-            self._refresh_state()
-            return
         self._interrupt_deadline = None
-        self._stop_failed("its devices were still working" if isinstance(reply, p.Result)
-                          else "it did not answer after the interrupt")
+        devices = p.result_value(reply, DevicesQuiet)
+        if devices is not None and devices.quiet:
+            self._refresh_state()
+        else:
+            self._stop_failed("its devices were still working" if devices is not None
+                              else "it did not answer after the interrupt")
 
     def _stop_failed(self, why: str) -> None:
         if self.owned:

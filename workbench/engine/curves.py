@@ -448,9 +448,15 @@ def check_derivatives(loaded: LoadedSource, curves: Curves) -> tuple[DerivativeC
 # --------------------------------------------------------------------------- R^n
 
 
+MAX_HESSIAN_DIM = 2_000
+
+
 def _point(point: Sequence[float] | np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):  # past float32's range becomes inf: refused below
         arr = np.asarray(point, dtype=np.float32)
+    if arr.ndim == 1 and arr.size > MAX_HESSIAN_DIM:
+        raise UsageError(f"the point has {arr.size:,} coordinates; the Hessian view takes up "
+                         f"to {MAX_HESSIAN_DIM:,} (its matrix has that many squared entries)")
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
         raise UsageError("the point must be a non-empty vector of finite float32 numbers, "
                          f"got {point!r}"[:200])

@@ -37,6 +37,21 @@ def make_points(
     raise UsageError(f"unknown data set {dataset!r} (known: {', '.join(DATASETS)})")
 
 
+MAX_DEMO_POINTS = 2_000_000  # drawn as a scatter: far beyond what a screen shows
+MAX_DEMO_ITER = 10_000
+MAX_HISTORY_LABELS = 200_000_000  # one int32 label per point per frame: 800 MB
+
+
+def _check_size(n: int, k: int, max_iter: int) -> None:
+    """Refuse a demo whose data or recording could not fit, before allocating any of it."""
+    if not 1 <= n <= MAX_DEMO_POINTS:
+        raise UsageError(f"the demo takes 1 to {MAX_DEMO_POINTS:,} points, got {n:,}")
+    if not 1 <= k <= n:
+        raise UsageError(f"k must be between 1 and the number of points ({n:,}), got {k:,}")
+    if not 1 <= max_iter <= MAX_DEMO_ITER:
+        raise UsageError(f"max_iter must be 1 to {MAX_DEMO_ITER:,}, got {max_iter:,}")
+
+
 def run_demo(
     dataset: str = "tutorial",
     *,
@@ -54,7 +69,12 @@ def run_demo(
     """Data, initial centroids (a method, or ``centroids`` placed by clicking) and the run."""
     from workbench.engine.kmeans import init_centroids, run_kmeans
 
+    _check_size(n, blob_k or k, max_iter)
     points, source = make_points(dataset, n, blob_k or k, spread, seed, path)
+    if len(points) * (max_iter + 1) > MAX_HISTORY_LABELS:
+        raise UsageError(f"a recorded run of {len(points):,} points over {max_iter} "
+                         f"iterations would keep {len(points) * (max_iter + 1):,} labels, more "
+                         f"than {MAX_HISTORY_LABELS:,}: use fewer points or iterations")
     if points.shape[1] < 2:
         raise UsageError(f"the animation needs 2 columns, the data has {points.shape[1]}")
     if init == "given":
