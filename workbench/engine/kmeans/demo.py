@@ -13,6 +13,7 @@ import numpy as np
 from workbench.api.choices import DATASETS
 from workbench.api.kmeans import KMeansDemo
 from workbench.engine.errors import UsageError
+from workbench.engine.kmeans.inits import check_k
 
 
 def make_points(
@@ -46,8 +47,7 @@ def _check_size(n: int, k: int, max_iter: int) -> None:
     """Refuse a demo whose data or recording could not fit, before allocating any of it."""
     if not 1 <= n <= MAX_DEMO_POINTS:
         raise UsageError(f"the demo takes 1 to {MAX_DEMO_POINTS:,} points, got {n:,}")
-    if not 1 <= k <= n:
-        raise UsageError(f"k must be between 1 and the number of points ({n:,}), got {k:,}")
+    check_k(k, n)  # before blobs draws k centres
     if not 1 <= max_iter <= MAX_DEMO_ITER:
         raise UsageError(f"max_iter must be 1 to {MAX_DEMO_ITER:,}, got {max_iter:,}")
 
