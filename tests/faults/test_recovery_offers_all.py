@@ -79,7 +79,7 @@ def test_every_buffer_is_offered_and_none_deleted_unasked(qtbot, make_window, th
     assert sorted(item.text for item in offered) == sorted(texts)
     assert [item.saved_at for item in offered] == sorted(
         (item.saved_at for item in offered), reverse=True)  # newest first
-    rows = [dialog.list.item(row).text() for row in range(dialog.list.count())]
+    rows = [dialog.row_texts(row) for row in range(len(offered))]
     for item, row in zip(offered, rows, strict=True):
         assert first_line(item.text) in row
         assert (edited.name if item.path else "untitled") in row
