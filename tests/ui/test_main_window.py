@@ -204,3 +204,14 @@ def test_filter_and_hlo_on_demand(qtbot, make_window):
     panel.hlo_dialect.setCurrentIndex(1)
     qtbot.waitUntil(lambda: "HloModule" in panel.hlo.toPlainText(), timeout=30000)
     qtbot.waitUntil(lambda: window.devices_label.text().startswith("cpu:0"), timeout=10000)
+
+
+def test_a_heartbeat_flag_goes_to_the_status_line_not_the_notice_bar(make_window):
+    from workbench.api.client import Notice
+
+    window = make_window()
+    window._on_engine_notice(Notice("unresponsive", "the engine is not responding"))
+    assert window.statusBar().currentMessage() == "the engine is not responding"
+    assert window.notice_bar.isHidden()
+    window._on_engine_notice(Notice("responding", "the engine is responding again"))
+    assert window.notice_bar.isHidden()

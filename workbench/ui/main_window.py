@@ -635,6 +635,10 @@ class MainWindow(QMainWindow):
     def _on_engine_notice(self, notice: Notice) -> None:
         """Crash, restart and stop notices go in their own bar, apart from code errors, one
         entry per event: the restart that follows a crash completes the crash's entry."""
+        if notice.kind in ("unresponsive", "responding"):
+            # A load spike can delay a heartbeat: the status line says it, the bar stays free.
+            self.statusBar().showMessage(notice.message, 8000)
+            return
         text = notice.message
         if notice.fault:
             text += "\n" + notice.fault.strip()[:1500]
