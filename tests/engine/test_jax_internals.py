@@ -215,6 +215,61 @@ def test_traced_file(loaded):
     assert ji.traced_file(object()) is None
 
 
+def test_traced_location(loaded):
+    api = "DebugInfo.func_src_info ('name at file:line')"
+    fix = "read the traced function's file and line the new way in traced_location"
+    closed = closed_of(loaded, "helper", jnp.ones(3))
+    (jit,) = closed.jaxpr.eqns
+    with private(api, fix):
+        where = ji.traced_location(jit.params["jaxpr"].jaxpr)
+    # The code object's first line: the @jax.jit decorator of helper.
+    decorator = SOURCE.splitlines().index("@jax.jit") + 1
+    assert where == (FILENAME, decorator), changed(api, f"{fix} (got {where!r})")
+    assert ji.traced_location(object()) == (None, None)
+
+
+def test_hidden_params_of_a_remat3_checkpoint(loaded):
+    api = "jax._src.hijax.VJPHiPrimitive.params (jax_remat3's RematTraced)"
+    fix = "find a remat3 checkpoint's jaxpr the new way in hidden_params"
+    before = jax.config.jax_remat3
+    jax.config.update("jax_remat3", True)
+    try:
+        closed = jax.make_jaxpr(jax.checkpoint(loaded.function("inner")))(jnp.ones(3))
+    finally:
+        jax.config.update("jax_remat3", before)
+    (eqn,) = closed.jaxpr.eqns
+    with private(api, fix):
+        found = {k: ji.hidden_params(v) for k, v in eqn.params.items()}
+    inner = [h["jaxpr"] for h in found.values() if h is not None and "jaxpr" in h]
+    assert len(inner) == 1, changed(api, f"{fix} (params {list(eqn.params)} hide {found})")
+    assert [e.primitive.name for e in inner[0].jaxpr.eqns] == ["sin"], changed(api, fix)
+    assert ji.hidden_params(3) is None and ji.hidden_params(closed) is None
+
+
+def test_rule_frames_gives_a_backward_rule_its_own_lines(loaded):
+    api = ("ad.primitive_transposes[custom_lin_p], source_info_util.SourceInfo and "
+           "_source_info_context")
+    fix = "let a custom_vjp backward rule record its live traceback in rule_frames"
+    bwd_line = SOURCE.splitlines().index("    return (jnp.clip(g, -1.0, 1.0),)") + 1
+
+    def grad():  # a new function each time: JAX caches a trace per function object
+        return jax.grad(lambda x: loaded.function("clip_grad")(x).sum())
+
+    with private(api, fix), ji.rule_frames(FILENAME):
+        closed = jax.make_jaxpr(grad())(jnp.ones(3))
+    (clip,) = [e for e in closed.jaxpr.eqns if e.params.get("name") == "clip"]
+    line = ji.innermost_line(clip.source_info, FILENAME)
+    assert line == bwd_line, changed(api, f"{fix} (clip at line {line}, not {bwd_line})")
+    # Outside the block, and for rules of other files, JAX's own attribution stays.
+    closed = jax.make_jaxpr(grad())(jnp.ones(3))
+    (clip,) = [e for e in closed.jaxpr.eqns if e.params.get("name") == "clip"]
+    assert ji.innermost_line(clip.source_info, FILENAME) != bwd_line
+    with ji.rule_frames("/elsewhere/other.py"):
+        closed = jax.make_jaxpr(grad())(jnp.ones(3))
+    (clip,) = [e for e in closed.jaxpr.eqns if e.params.get("name") == "clip"]
+    assert ji.innermost_line(clip.source_info, FILENAME) != bwd_line
+
+
 def test_traced_name(loaded):
     api = "debug_info.func_name on callable params (lu.WrappedFun)"
     fix = "read the function name of callable params the new way in traced_name"

@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
+from workbench.engine.jax_internals import rule_frames
 from workbench.engine.jaxpr_tree import Eqn, JaxprNode, Var, describe, format_node
 from workbench.engine.source import load_source
 
@@ -238,7 +239,8 @@ def test_params_are_short_strings_and_sub_jaxprs_are_summarised(described):
 
 
 def test_grad_through_custom_rules_and_checkpoint_has_lines(loaded):
-    closed = jax.make_jaxpr(jax.grad(loaded.function("smooth")))(jnp.ones(3))
+    with rule_frames(FILENAME):
+        closed = jax.make_jaxpr(jax.grad(loaded.function("smooth")))(jnp.ones(3))
     described = describe(closed, FILENAME)
     assert described.text == str(closed)
     eqns = [e for _, e in walk(described.tree)]
@@ -247,12 +249,76 @@ def test_grad_through_custom_rules_and_checkpoint_has_lines(loaded):
     # forward sin that grad replays was traced with no editor frame at all.
     assert [e.primitive for e in eqns if e.line is None] == ["sin"]
     lines = {e.line for e in eqns} - {None}
-    expected = {"smooth", "smooth_ret", "softplus_jvp", "helper_body", "softplus_body"}
+    expected = {"smooth", "smooth_ret", "softplus_jvp", "helper_body", "softplus_body",
+                "clip_bwd"}
     assert {line_of(tag) for tag in expected} == lines
-    # JAX transposes under the primal equation's traceback: the backward rule's
-    # clip points at the line that called clip_grad, not into clip_bwd.
+    # JAX transposes under the primal equation's traceback; inside rule_frames the
+    # backward rule's clip points into clip_bwd, not at the line that called clip_grad.
+    (clip,) = [e for e in eqns if e.params.get("name") == "clip"]
+    assert clip.line == line_of("clip_bwd")
+
+
+def test_without_rule_frames_a_backward_rule_takes_the_calling_line(loaded):
+    closed = jax.make_jaxpr(jax.grad(loaded.function("smooth")))(jnp.ones(3))
+    eqns = [e for _, e in walk(describe(closed, FILENAME).tree)]
     (clip,) = [e for e in eqns if e.params.get("name") == "clip"]
     assert clip.line == line_of("smooth")
+
+
+REMAT3_SOURCE = """\
+@jax.checkpoint
+def inner(x):
+    return jnp.sin(jnp.sin(x))  # @r3_inner
+
+def middle(x):
+    g = jax.checkpoint(lambda y: inner(y) * 2.0)  # @r3_middle
+    return g(x)
+
+def top(x):
+    return jax.checkpoint(middle)(x).sum()  # @r3_top
+"""
+
+
+@pytest.fixture
+def remat3():
+    before = jax.config.jax_remat3
+    jax.config.update("jax_remat3", True)
+    yield load_source(REMAT3_SOURCE, "/tmp/lessons/remat3.py")
+    jax.config.update("jax_remat3", before)
+
+
+def test_remat3_checkpoints_expand_to_any_depth(remat3):
+    closed = jax.make_jaxpr(remat3.function("top"))(jnp.ones(3))
+    described = describe(closed, "/tmp/lessons/remat3.py")
+    assert described.text == str(closed)
+    his = [(path, e) for path, e in walk(described.tree) if e.primitive == "call_hi_primitive"]
+    assert len(his) == 3  # top's, middle's and inner's checkpoints, nested
+    assert max(len(path) for path, _ in his) == 2
+    sins = [(path, e) for path, e in walk(described.tree) if e.primitive == "sin"]
+    assert len(sins) == 2 and all(len(path) == 3 for path, _ in sins)
+    assert all(e.line == 3 for _, e in sins)
+    assert described.stats.eqns == sum(1 for _ in walk(described.tree))
+    for _, eqn in his:
+        (sub,) = eqn.subjaxprs
+        assert sub.param == "_prim.jaxpr"
+        n = len(sub.jaxpr.eqns)
+        plural = "" if n == 1 else "s"
+        assert eqn.params["_prim"] == f"RematTraced[jaxpr={{ {n} eqn{plural} }}, policy=None]"
+
+
+def test_every_param_is_one_line_in_the_tree(remat3):
+    closed = jax.make_jaxpr(jax.grad(remat3.function("top")))(jnp.ones(3))
+    closed_fwd = jax.make_jaxpr(remat3.function("top"))(jnp.ones(3))
+    for c in (closed, closed_fwd):
+        described = describe(c, "/tmp/lessons/remat3.py")
+        for _, eqn in walk(described.tree):
+            for value in eqn.params.values():
+                assert "\n" not in value and "  " not in value
+        rows = format_node(described.tree)
+        # One row per equation, plus a header and a footer per (sub-)jaxpr.
+        count = sum(1 for _ in walk(described.tree))
+        subs = sum(1 for _ in nodes(described.tree))
+        assert len(rows) == count + 2 * subs
 
 
 def test_shared_sub_jaxpr_names_and_format(closed, described):

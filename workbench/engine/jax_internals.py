@@ -20,16 +20,25 @@ workbench imports ``jax._src`` (that test checks it). What is wrapped:
 - ``SourceInfo.traceback``, ``Traceback.raw_frames()`` and
   ``Traceback.code_addr2location`` (:func:`innermost_line`);
 - ``DebugInfo.func_src_info``'s ``"name at file:line"`` format
-  (:func:`traced_file`) and ``debug_info.func_name`` on callable params
-  (:func:`traced_name`);
+  (:func:`traced_file`, :func:`traced_location`) and ``debug_info.func_name``
+  on callable params (:func:`traced_name`);
+- ``jax._src.hijax.VJPHiPrimitive`` and its ``params``, where ``jax_remat3``
+  keeps a checkpoint's jaxpr out of ``jaxprs_in_params``' sight (:func:`hidden_params`);
+- ``ad.primitive_transposes[ad.custom_lin_p]``, ``source_info_util.SourceInfo``
+  and the thread-local ``source_info_util._source_info_context``: a
+  ``custom_vjp`` backward rule's equations are recorded under the forward
+  call's traceback (:func:`rule_frames`);
 - the monitoring event ``jax._src.dispatch.BACKEND_COMPILE_EVENT`` and its
   ``fun_name`` keyword (:func:`compiled_function_name`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import threading
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 # What the printer fills in and the tree reads names from: an opaque
@@ -179,10 +188,90 @@ def traced_file(jaxpr: Any) -> str | None:
     ``jaxpr.debug_info.func_src_info`` is a string, ``"name at /path/file.py:12"``,
     whose format JAX does not document.
     """
-    info = getattr(jaxpr, "debug_info", None)
-    src = getattr(info, "func_src_info", None) or ""
-    where = src.partition(" at ")[2].rpartition(":")[0]
-    return where or None
+    return traced_location(jaxpr)[0]
+
+
+def traced_location(traced: Any) -> tuple[str | None, int | None]:
+    """(file, first line) of the function traced into ``traced`` (a jaxpr or a rule's thunk).
+
+    The line is the code object's first line: for a decorated function, its
+    first decorator. Read from ``debug_info.func_src_info``, ``"name at file:12"``.
+    """
+    info = getattr(traced, "debug_info", None)
+    src = getattr(info, "func_src_info", None)
+    if not isinstance(src, str):
+        return None, None
+    where, _, line = src.partition(" at ")[2].rpartition(":")
+    if not where:
+        return None, None
+    return where, int(line) if line.isdigit() else None
+
+
+def hidden_params(value: Any) -> Mapping[str, Any] | None:
+    """The params inside a param that is itself a primitive (``call_hi_primitive``'s ``_prim``).
+
+    With ``jax_remat3`` a checkpoint is ``call_hi_primitive[_prim=RematTraced[...]]``:
+    its jaxpr sits in ``_prim.params``, where ``jaxprs_in_params`` does not look.
+    None for any other value.
+    """
+    from jax._src import hijax
+
+    if isinstance(value, hijax.VJPHiPrimitive):
+        params = getattr(value, "params", None)
+        if isinstance(params, Mapping):
+            return params
+    return None
+
+
+_rule_file: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "workbench_rule_file", default=None)
+_hook_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def rule_frames(filename: str) -> Iterator[None]:
+    """While tracing, record a ``custom_vjp`` backward rule written in ``filename`` at its lines.
+
+    JAX transposes every equation under the forward equation's traceback
+    (``user_context``), so the equations a backward rule makes carry the frames
+    of the forward call and none of the rule's own. Inside this block, a
+    backward rule defined in ``filename`` runs with the live traceback instead
+    (the name stack is kept); rules from other files are left alone, so a
+    library's backward pass still points at the user's call.
+    """
+    _install_custom_lin_hook()
+    token = _rule_file.set(filename)
+    try:
+        yield
+    finally:
+        _rule_file.reset(token)
+
+
+def _install_custom_lin_hook() -> None:
+    from jax._src import source_info_util
+    from jax._src.interpreters import ad
+
+    with _hook_lock:
+        original = ad.primitive_transposes[ad.custom_lin_p]
+        if getattr(original, "_workbench_rule_frames", False):
+            return
+
+        def transpose(*args: Any, bwd: Any, **params: Any) -> Any:
+            filename = _rule_file.get()
+            if filename is None or traced_location(bwd)[0] != filename:
+                return original(*args, bwd=bwd, **params)
+            # ``user_context(None)`` keeps the traceback it finds; only clearing
+            # the context's own lets ``current()`` take the live stack.
+            state = source_info_util._source_info_context
+            saved = state.context
+            state.context = source_info_util.SourceInfo(None, saved.name_stack)
+            try:
+                return original(*args, bwd=bwd, **params)
+            finally:
+                state.context = saved
+
+        transpose._workbench_rule_frames = True  # type: ignore[attr-defined]
+        ad.primitive_transposes[ad.custom_lin_p] = transpose
 
 
 def traced_name(value: Any) -> str | None:

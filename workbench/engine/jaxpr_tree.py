@@ -5,12 +5,18 @@ context and the tree reads names from that same context, so ``b`` in the tree
 is ``b`` in the text, inside sub-jaxprs too (JAX renames inner variables to
 match the outer ones it binds). The printer and the context are private to JAX:
 this module reaches them only through ``jax_internals``. Sub-jaxprs are found
-with ``jax.extend.core.jaxprs_in_params``, never from a list of primitive names.
+with ``jax.extend.core.jaxprs_in_params``, never from a list of primitive names,
+and inside a param that is itself a primitive (a ``jax_remat3`` checkpoint).
+
+Lines: an equation takes the innermost editor frame of its traceback; one with
+none takes the ``def`` line of the editor function it wraps whole (the ``jit``
+of an ``@jax.jit`` function); otherwise it has no line (JAX made it, as the
+basis of a Jacobian), except inside a library helper's cached jaxpr, whose
+equations all take the line of the call.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -18,6 +24,7 @@ from typing import Any
 
 from workbench.api.jaxpr import Eqn, JaxprNode, JaxprStats, SubJaxpr, Var
 from workbench.engine.jax_internals import (
+    hidden_params,
     literal_text,
     print_jaxpr,
     shared_jaxpr_name,
@@ -26,10 +33,12 @@ from workbench.engine.jax_internals import (
     var_name,
     visible_jit_params,
 )
-from workbench.engine.source_info import defined_in, editor_location
+from workbench.engine.source_info import defined_in, editor_location, wrapped_def
 
 PARAM_MAX_CHARS = 80
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_SPACE = re.compile(r"\s+")
+_NOWHERE: tuple[str | None, int | None] = (None, None)
 _PLAIN = (str, int, float, bool)
 
 
@@ -40,19 +49,17 @@ class JaxprDescription:
     stats: JaxprStats
 
 
-def describe(closed: Any, filename: str, default_line: int | None = None) -> JaxprDescription:
+def describe(closed: Any, filename: str) -> JaxprDescription:
     """Text, tree and stats of a ClosedJaxpr, in one pass over its equations.
 
     ``filename`` is the editor's file name as the source was compiled; lines
-    come from equations' tracebacks (see ``source_info``). A top-level equation
-    with no editor frame (the ``jit`` wrapping the whole function) takes
-    ``default_line``, the function's ``def`` line.
+    come from equations' tracebacks (see ``source_info`` and the module's
+    docstring).
     """
     jaxpr = getattr(closed, "jaxpr", closed)
     text, context = print_jaxpr(jaxpr)
     builder = _TreeBuilder(context, filename)
-    top = (os.path.basename(filename), default_line) if default_line else (None, None)
-    tree, counts = builder.node(jaxpr, own_lines=True, parent=top)
+    tree, counts = builder.node(jaxpr, own_lines=True, parent=_NOWHERE)
     ordered = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     return JaxprDescription(text, tree, JaxprStats(sum(counts.values()), ordered))
 
@@ -78,21 +85,24 @@ class _TreeBuilder:
     def node(self, jaxpr: Any, own_lines: bool,
              parent: tuple[str | None, int | None]) -> tuple[JaxprNode, Counter[str]]:
         """Tree of ``jaxpr``; with ``own_lines`` False every equation takes ``parent``'s line."""
-        key = (id(jaxpr), own_lines, parent)
+        key = (id(jaxpr), own_lines, parent if not own_lines else _NOWHERE)
         hit = self.memo.get(key)
         if hit is not None:
             return hit
         counts: Counter[str] = Counter()
         eqns = []
         for eqn in jaxpr.eqns:
+            inner = self._inner_jaxprs(eqn.params)
             where = parent
             if own_lines:
                 where = editor_location(eqn.source_info, self.filename)
                 if where[1] is None:
-                    where = parent
+                    where = next((w for _, j in inner
+                                  if (w := wrapped_def(j, self.filename))[1] is not None),
+                                 _NOWHERE)
             subs: tuple[SubJaxpr, ...] = ()
-            if next(self.jaxprs_in_params(eqn.params), None) is not None:
-                subs = self._subjaxprs(eqn.params, where, counts)
+            if inner:
+                subs = self._subjaxprs(inner, where, counts)
             prim = eqn.primitive.name
             counts[prim] += 1
             eqns.append(Eqn(
@@ -114,20 +124,35 @@ class _TreeBuilder:
         self.memo[key] = (node, counts)
         return node, counts
 
-    def _subjaxprs(self, params: dict[str, Any], where: tuple[str | None, int | None],
-                   counts: Counter[str]) -> tuple[SubJaxpr, ...]:
-        subs = []
-        for key in sorted(params):  # the printer's order
+    def _inner_jaxprs(self, params: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+        """(label, Jaxpr) of every sub-jaxpr in ``params``, in the printer's order."""
+        found: list[tuple[str, Any]] = []
+        direct = next(self.jaxprs_in_params(params), None) is not None
+        for key in sorted(params):
             value = params[key]
+            if type(value) in _PLAIN or value is None:
+                continue
+            hidden = hidden_params(value)
+            if hidden is not None:
+                found.extend(self._inner_jaxprs(dict(hidden), f"{prefix}{key}."))
+                continue
+            if not direct:
+                continue
             items = enumerate(value) if isinstance(value, tuple) else ((None, value),)
             for i, item in items:
-                if not isinstance(item, self.jaxpr_types):
-                    continue
-                inner = item.jaxpr if isinstance(item, self.closed_type) else item
-                # A library helper's jaxpr is cached with the lines of its first call.
-                node, inner_counts = self.node(inner, defined_in(inner, self.filename), where)
-                counts.update(inner_counts)
-                subs.append(SubJaxpr(key if i is None else f"{key}[{i}]", node))
+                if isinstance(item, self.jaxpr_types):
+                    inner = item.jaxpr if isinstance(item, self.closed_type) else item
+                    found.append((f"{prefix}{key}" if i is None else f"{prefix}{key}[{i}]", inner))
+        return found
+
+    def _subjaxprs(self, inner: list[tuple[str, Any]], where: tuple[str | None, int | None],
+                   counts: Counter[str]) -> tuple[SubJaxpr, ...]:
+        subs = []
+        for label, jaxpr in inner:
+            # A library helper's jaxpr is cached with the lines of its first call.
+            node, inner_counts = self.node(jaxpr, defined_in(jaxpr, self.filename), where)
+            counts.update(inner_counts)
+            subs.append(SubJaxpr(label, node))
         return tuple(subs)
 
     def _vars(self, atoms: Any) -> tuple[Var, ...]:
@@ -154,8 +179,13 @@ class _TreeBuilder:
         return {k: self._param_text(params[k]) for k in sorted(params) if params[k] is not None}
 
     def _param_text(self, value: Any) -> str:
+        """One line, whatever the value prints as: the tree shows one equation per line."""
         if isinstance(value, self.jaxpr_types):
             return self._jaxpr_summary(value)
+        hidden = hidden_params(value)
+        if hidden is not None:
+            inside = ", ".join(f"{k}={self._param_text(hidden[k])}" for k in sorted(hidden))
+            return f"{type(value).__name__}[{inside}]"
         if isinstance(value, tuple) and value and all(
                 isinstance(v, self.jaxpr_types) for v in value):
             return "(" + ", ".join(self._jaxpr_summary(v) for v in value) + ")"
@@ -164,6 +194,7 @@ class _TreeBuilder:
         else:
             name = traced_name(value) or getattr(value, "__name__", None)
             text = name if isinstance(name, str) else _ADDRESS.sub("", str(value))
+        text = _SPACE.sub(" ", text).strip()
         if len(text) > PARAM_MAX_CHARS:
             text = text[: PARAM_MAX_CHARS - 1] + "\u2026"
         return text

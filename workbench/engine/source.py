@@ -17,6 +17,7 @@ from typing import Any
 
 from workbench.api.functions import FunctionInfo, ParamInfo, SyntaxProblem
 from workbench.engine.errors import Explanation, UsageError, UserCodeError
+from workbench.engine.source_info import def_line
 
 DEFAULT_FILENAME = "editor.py"
 
@@ -171,7 +172,7 @@ def describe_function(name: str, obj: Callable[..., Any], filename: str) -> Func
             numeric = float(p.default)
         params.append(ParamInfo(p.name, p.kind.name, default, numeric))
     code = getattr(inner, "__code__", None)
-    line = code.co_firstlineno if code is not None else 0
+    line = def_line(filename, code.co_firstlineno) if code is not None else 0
     doc = inspect.getdoc(inner) or ""
     return FunctionInfo(name, line, f"{name}{sig}", tuple(params), doc.split("\n\n")[0])
 

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from workbench.api.jaxpr import TraceResult
 from workbench.engine.argspec import Spec, abstract_values, format_args, parse_args
 from workbench.engine.errors import UserCodeError
+from workbench.engine.jax_internals import rule_frames
 from workbench.engine.jaxpr_tree import (
     JaxprDescription,
     describe,
@@ -41,7 +42,7 @@ class _Entry(NamedTuple):
 
 
 _prepared: OrderedDict[tuple[int, str, tuple[str, ...]], _Entry] = OrderedDict()
-_described: weakref.WeakKeyDictionary[Any, dict[tuple[str, int | None], JaxprDescription]] = (
+_described: weakref.WeakKeyDictionary[Any, dict[str, JaxprDescription]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -61,14 +62,15 @@ def trace_function(
 
     entry = _prepare_entry(loaded, name, args, transforms)
     try:
-        closed = jax.make_jaxpr(entry.prepared.fn)(*entry.values)
+        with rule_frames(loaded.filename):
+            closed = jax.make_jaxpr(entry.prepared.fn)(*entry.values)
     except Exception as exc:
         from workbench.engine.catalog import explain
 
         raise UserCodeError(
             explain(exc, loaded.filename, function=entry.prepared.fn)
         ) from exc
-    described = describe_cached(closed, loaded.filename, loaded.info(name).line or None)
+    described = describe_cached(closed, loaded.filename)
     return TraceResult(
         function=name,
         args=entry.args_text,
@@ -117,16 +119,14 @@ def _parse(text: str) -> tuple[Spec, ...]:
     return parse_args(text)
 
 
-def describe_cached(
-    closed: Any, filename: str, default_line: int | None = None
-) -> JaxprDescription:
-    """``describe`` once per ClosedJaxpr object, editor file name and def line."""
+def describe_cached(closed: Any, filename: str) -> JaxprDescription:
+    """``describe`` once per ClosedJaxpr object and editor file name."""
     per_file = _described.get(closed)
     if per_file is None:
         per_file = _described[closed] = {}
-    found = per_file.get((filename, default_line))
+    found = per_file.get(filename)
     if found is None:
-        found = per_file[(filename, default_line)] = describe(closed, filename, default_line)
+        found = per_file[filename] = describe(closed, filename)
     return found
 
 

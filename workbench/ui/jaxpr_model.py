@@ -25,6 +25,9 @@ from workbench.api.jaxpr import Eqn, JaxprNode, SubJaxpr, Var
 COLUMNS = ("Equation", "Primitive", "Output", "Line")
 COL_EQUATION, COL_PRIMITIVE, COL_OUTPUT, COL_LINE = range(4)
 LineRole = Qt.ItemDataRole.UserRole + 1
+NO_LINE = "\u2013"
+NO_LINE_TIP = ("no line of your file: JAX made this equation itself "
+               "(a Jacobian's basis, a transpose that puts a result in place)")
 PrimitiveRole = Qt.ItemDataRole.UserRole + 2
 EqnRole = Qt.ItemDataRole.UserRole + 3
 
@@ -194,7 +197,7 @@ class JaxprTreeModel(QAbstractItemModel):
             return item
         if role == Qt.ItemDataRole.ToolTipRole and isinstance(item, Eqn):
             params = "\n".join(f"  {k} = {v}" for k, v in item.params.items())
-            where = f"line {node.line}" if node.line else "no editor line"
+            where = f"line {node.line}" if node.line else NO_LINE_TIP
             return f"{eqn_text(item)}\n{where}" + (f"\nparams:\n{params}" if params else "")
         if (
             role == Qt.ItemDataRole.BackgroundRole
@@ -228,7 +231,7 @@ class JaxprTreeModel(QAbstractItemModel):
             return eqn.primitive
         if col == COL_OUTPUT:
             return " ".join(v.type for v in eqn.outvars)
-        return str(eqn.line) if eqn.line is not None else ""
+        return str(eqn.line) if eqn.line is not None else NO_LINE
 
 
 class PrimitiveFilter(QSortFilterProxyModel):
