@@ -129,6 +129,19 @@ def test_user_output_arrives_as_events(engine):
     assert text == "hello from the editor\n"
 
 
+def test_a_print_while_tracing_reaches_the_console_and_the_trace(engine):
+    events: list[p.Event] = []
+    source = "@jax.jit\ndef shout(x):\n    print('tracing', x.shape)\n    return x\n"
+    reply = engine.client.call(p.LoadSource(source="print('loading')\n" + source + SELU,
+                                            trace=p.Trace(name="shout", args="f32[2]")),
+                               on_event=events.append)
+    assert isinstance(reply, p.Result)
+    assert reply.value.printed.text == "loading\n"
+    assert reply.value.trace.value.printed.text == "tracing (2,)\n"
+    console = "".join(e.text for e in events if isinstance(e, p.Output))
+    assert console == "loading\ntracing (2,)\n"  # the capture tees: the console sees it all
+
+
 def test_a_million_prints_are_capped_and_marked(engine):
     events: list[p.Event] = []
     source = "for i in range(1_000_000):\n    print(i)\n" + SELU

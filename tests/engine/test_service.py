@@ -6,6 +6,7 @@ import pytest
 
 from tests.codec_util import roundtrip
 from workbench.api import messages as p
+from workbench.api.printed import Printed
 from workbench.engine.service import Service
 
 SELU = (
@@ -79,3 +80,47 @@ def test_memory_limit_settings(monkeypatch):
     monkeypatch.setenv("JAX_PLATFORMS", "cpu")
     assert not accelerator_present()
     assert parse_memory_limit("auto") == max(int(total_memory() * 0.75), 4 * 2**30)
+
+
+TUTORIAL = (
+    "print('loading')\n"
+    "@jax.jit\n"
+    "def new_function(x):\n"
+    "    print('Function is compiling. X has shape:', x.shape)\n"
+    "    return x * 2\n"
+    "def chatty(x):\n"
+    "    for i in range(100_000):\n"
+    "        print('a long line printed while tracing', i)\n"
+    "    return x\n"
+)
+
+
+def test_what_the_code_prints_comes_back_with_the_load_and_the_trace():
+    """Printed once under jit, while tracing: a second trace of the same shape reuses it."""
+    service = Service()
+    reply = service.handle(p.LoadSource(source=TUTORIAL,
+                                        trace=p.Trace(name="new_function", args="f32[4]")))
+    assert isinstance(reply, p.Result) and roundtrip(reply) == reply
+    assert reply.value.printed == Printed("loading\n")
+    traced = reply.value.trace
+    assert isinstance(traced, p.Result)
+    assert traced.value.printed.text == "Function is compiling. X has shape: (4,)\n"
+    again = service.handle(p.Trace(name="new_function", args="f32[4]"))
+    assert again.value.printed == Printed()
+    wider = service.handle(p.Trace(name="new_function", args="f32[8]"))
+    assert wider.value.printed.text == "Function is compiling. X has shape: (8,)\n"
+
+
+def test_megabytes_printed_while_tracing_are_capped():
+    from workbench.api.limits import MAX_OUTPUT_CHARS
+
+    service = Service()
+    service.handle(p.LoadSource(source=TUTORIAL))
+    reply = service.handle(p.Trace(name="chatty", args="f32[2]"))
+    printed = reply.value.printed
+    assert len(printed.text) == MAX_OUTPUT_CHARS and printed.truncated
+    assert printed.dropped == sum(len(f"a long line printed while tracing {i}\n")
+                                  for i in range(100_000)) - MAX_OUTPUT_CHARS
+    assert printed.shown().endswith(f"[output truncated: {printed.dropped:,} more characters "
+                                    "not shown]\n")
+    assert roundtrip(reply) == reply

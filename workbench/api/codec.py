@@ -18,7 +18,17 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 import numpy as np
 
-from workbench.api import curves, devices, errors, functions, jaxpr, kmeans, lowering, timing
+from workbench.api import (
+    curves,
+    devices,
+    errors,
+    functions,
+    jaxpr,
+    kmeans,
+    lowering,
+    printed,
+    timing,
+)
 from workbench.api import messages as m
 from workbench.api.messages import PROTOCOL_VERSION
 
@@ -43,7 +53,7 @@ WIRE_TYPES: tuple[type, ...] = (
     curves.CurveParam, curves.DerivativeCheck, curves.PointDerivatives, curves.PointValues,
     timing.TimingConfig, timing.TimingReport, timing.ModeResult, timing.LoopStats,
     timing.CompileSplit, timing.DeviceTiming, timing.SweepPoint, kmeans.KMeansRun,
-    kmeans.KMeansDemo,
+    kmeans.KMeansDemo, printed.Printed,
 )  # fmt: skip
 
 _REGISTRY: dict[str, type] = {}

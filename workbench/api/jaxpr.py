@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from workbench.api.printed import Printed
+
 
 @dataclass(frozen=True)
 class Var:
@@ -66,7 +68,11 @@ class JaxprStats:
 
 @dataclass(frozen=True)
 class TraceResult:
-    """What ``workbench trace`` shows; ``text`` is exactly ``str()`` of the closed jaxpr."""
+    """What ``workbench trace`` shows; ``text`` is exactly ``str()`` of the closed jaxpr.
+
+    ``printed`` is what the user's code printed during this trace (under ``jit``
+    only the first trace of a shape runs the Python body; later ones reuse it).
+    """
 
     function: str
     args: tuple[str, ...]
@@ -74,3 +80,4 @@ class TraceResult:
     text: str
     stats: JaxprStats
     jaxpr: JaxprNode
+    printed: Printed = Printed()

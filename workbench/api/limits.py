@@ -13,3 +13,7 @@ def source_too_big(size: int, what: str = "the source") -> str:
     """The one message for source past ``MAX_SOURCE_BYTES``."""
     return (f"{what} is {size / 1e6:.1f} MB; the workbench loads Python source up to "
             f"{MAX_SOURCE_BYTES / 1e6:.1f} MB")
+
+
+MAX_OUTPUT_CHARS = 100_000
+"""User output kept per request (the console's, the jaxpr panel's, the CLI's): past it, counted."""

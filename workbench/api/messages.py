@@ -23,6 +23,7 @@ from workbench.api.functions import FunctionInfo
 from workbench.api.jaxpr import TraceResult
 from workbench.api.kmeans import KMeansDemo
 from workbench.api.lowering import LoweringResult
+from workbench.api.printed import Printed
 from workbench.api.timing import SweepPoint, TimingConfig, TimingReport
 
 if TYPE_CHECKING:  # numpy loads with the codec, after the window's first frame
@@ -195,11 +196,13 @@ class Functions:
 
     ``trace`` is the reply to the ``Trace`` a ``LoadSource`` carried (None when
     it carried none, or when the new source no longer defines that function).
+    ``printed`` is what the source's top-level code printed while it ran.
     """
 
     filename: str
     functions: tuple[FunctionInfo, ...]
     trace: Reply | None = None
+    printed: Printed = Printed()
 
 
 ResultValue = (

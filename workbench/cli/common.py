@@ -1,13 +1,19 @@
-"""Helpers the sub-commands share: reading the user's file the way the editor would."""
+"""Helpers the sub-commands share: reading the user's file the way the editor would, and
+keeping what the user's code prints out of the command's machine-readable stdout."""
 
 from __future__ import annotations
 
 import io
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workbench.api.limits import MAX_SOURCE_BYTES, source_too_big
+from workbench.api.printed import Printed
 from workbench.engine.errors import UsageError
+from workbench.engine.printed import PrintedCapture
 from workbench.engine.userfiles import read_regular_file
 
 if TYPE_CHECKING:
@@ -39,3 +45,43 @@ def load_user_file(path: str) -> LoadedSource:  # engine imported lazily: jax is
 
     text, filename = read_user_file(path)
     return load_source(text, filename)
+
+
+class UserOutput:
+    """What the user's code prints during one command, kept off the command's stdout.
+
+    Wrap each stretch of user code (load, trace, sample, time) in ``running()``;
+    the text then goes on stderr (``to_stderr``, text formats) or into the JSON
+    (``json_fields``), capped like the console's output. If the code fails, what
+    it printed so far goes on stderr before the error, where it helps find why.
+    """
+
+    def __init__(self) -> None:
+        self._capture = PrintedCapture()
+        self._reported = False
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """Capture what the code inside prints; if it raises, put that text on stderr first."""
+        try:
+            with self._capture.capturing():
+                yield
+        except BaseException:
+            self.to_stderr()
+            raise
+
+    def result(self) -> Printed:
+        return self._capture.result()
+
+    def to_stderr(self) -> None:
+        """Write the text (with a note if it was capped) on stderr, once."""
+        if not self._reported:
+            self._reported = True
+            sys.stderr.write(self.result().shown())
+            sys.stderr.flush()
+
+    def json_fields(self) -> dict[str, Any]:
+        """``output`` (the text, ending with the truncation note if capped) and ``output_dropped``.
+        """
+        printed = self.result()
+        return {"output": printed.shown(), "output_dropped": printed.dropped}

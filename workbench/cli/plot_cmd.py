@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.cli.common import load_user_file
+from workbench.cli.common import UserOutput, load_user_file
 from workbench.engine.errors import UsageError
 
 
@@ -188,20 +188,25 @@ def run(args: argparse.Namespace) -> int:
     from workbench.engine.curves import check_derivatives, sample_curves
 
     image = _image_options(args)
-    loaded = load_user_file(args.file)
     lo, hi = args.range_
-    curves = sample_curves(loaded, args.function, order=args.order, lo=lo, hi=hi,
-                           points=args.points, params=parse_params(args.param), wrt=args.wrt)
-    if image is not None:
+    output = UserOutput()
+    with output.running():
+        loaded = load_user_file(args.file)
+        curves = sample_curves(loaded, args.function, order=args.order, lo=lo, hi=hi,
+                               points=args.points, params=parse_params(args.param),
+                               wrt=args.wrt)
         overlays = [sample_curves(loaded, name, order=args.order, lo=lo, hi=hi,
                                   points=args.points) for name in args.overlay]
+        checks = check_derivatives(loaded, curves) if args.check and image is None else ()
+    if args.format == "json" and image is None:
+        json.dump({**to_dict(curves, checks), **output.json_fields()}, sys.stdout,
+                  allow_nan=False)
+        sys.stdout.write("\n")
+        return 0
+    output.to_stderr()
+    if image is not None:
         written = write_image([curves, *overlays], args.output, image[1])
         print(f"wrote {written}")
-        return 0
-    checks = check_derivatives(loaded, curves) if args.check else ()
-    if args.format == "json":
-        json.dump(to_dict(curves, checks), sys.stdout, allow_nan=False)
-        sys.stdout.write("\n")
     elif args.format == "csv":
         _csv(curves)
     else:

@@ -10,7 +10,7 @@ from typing import Any
 
 from workbench.api.choices import DEVICE_CHOICES, MODES
 from workbench.api.timing_report import report_json
-from workbench.cli.common import load_user_file
+from workbench.cli.common import UserOutput, load_user_file
 from workbench.engine.errors import UsageError
 
 
@@ -154,7 +154,9 @@ def run(args: argparse.Namespace) -> int:
     from workbench.engine.timing import time_function
 
     config = _check_config(args)
-    loaded = load_user_file(args.file)
+    output = UserOutput()
+    with output.running():
+        loaded = load_user_file(args.file)
     bar = _progress_bar(args.quiet)
 
     def on_progress(event: Any) -> None:
@@ -164,16 +166,18 @@ def run(args: argparse.Namespace) -> int:
             bar.update(event.done - bar.n)
 
     try:
-        report = time_function(
-            loaded, args.function, args.args, devices=args.devices,
-            modes=args.modes.split(","), baseline=args.baseline, sweep=args.sweep,
-            config=config, on_progress=on_progress,
-        )
+        with output.running():
+            report = time_function(
+                loaded, args.function, args.args, devices=args.devices,
+                modes=args.modes.split(","), baseline=args.baseline, sweep=args.sweep,
+                config=config, on_progress=on_progress,
+            )
     finally:
         if bar is not None:
             bar.close()
     if args.format == "json":
-        print(json.dumps(report_json(report)))
+        print(json.dumps({**report_json(report), **output.json_fields()}))
     else:
+        output.to_stderr()
         print(format_report(report))
     return 0

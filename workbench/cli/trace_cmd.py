@@ -8,7 +8,7 @@ import sys
 
 from workbench.api.choices import HLO_KINDS, TRANSFORMS
 from workbench.api.lowering import LoweringResult
-from workbench.cli.common import load_user_file
+from workbench.cli.common import UserOutput, load_user_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,24 +40,28 @@ def run(args: argparse.Namespace) -> int:
     for t in args.transform:
         if t not in TRANSFORMS:
             raise UsageError(f"unknown transform {t!r} (known: {', '.join(TRANSFORMS)})")
-    loaded = load_user_file(args.file)
-    result = trace_function(loaded, args.function, args.args, args.transform)
-    lowering = None
-    if args.hlo or args.cost:
-        from workbench.engine.lowering import lower_function
+    output = UserOutput()
+    with output.running():
+        loaded = load_user_file(args.file)
+        result = trace_function(loaded, args.function, args.args, args.transform)
+        lowering = None
+        if args.hlo or args.cost:
+            from workbench.engine.lowering import lower_function
 
-        lowering = lower_function(
-            loaded, args.function, args.args, args.transform,
-            hlo=args.hlo or "stablehlo", cost=args.cost,
-        )
+            lowering = lower_function(
+                loaded, args.function, args.args, args.transform,
+                hlo=args.hlo or "stablehlo", cost=args.cost,
+            )
 
     if args.format == "json":
         out = trace_to_json(result)
         if lowering is not None:
             out.update(lowering_to_json(lowering, args.hlo, args.cost))
+        out.update(output.json_fields())
         json.dump(out, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
+    output.to_stderr()
     print(format_tree(result) if args.format == "tree" else result.text)
     if lowering is not None:
         print(format_lowering(lowering, args.hlo, args.cost))

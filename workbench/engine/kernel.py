@@ -25,12 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.api import codec
 from workbench.api import messages as p
+from workbench.api.limits import MAX_OUTPUT_CHARS
+from workbench.api.printed import truncation_note
 from workbench.engine.service import Context, Service
 
 if TYPE_CHECKING:
     from ipykernel.kernelapp import IPKernelApp
 
-DEFAULT_OUTPUT_LIMIT = 100_000  # characters of user output forwarded per request
+DEFAULT_OUTPUT_LIMIT = MAX_OUTPUT_CHARS  # characters of user output forwarded per request
 MIN_MEMORY_LIMIT = 4 * 2**30  # below this JAX itself cannot start (it maps ~1.5 GB)
 
 
@@ -168,7 +170,7 @@ class OutputCapture:
                 timer.join(1.0)  # one already firing sends before the reply, not after
         self.flush()
         if self.dropped:
-            note = f"\n[output truncated: {self.dropped} more characters not shown]\n"
+            note = f"\n{truncation_note(self.dropped)}\n"
             self._send(p.Output(self.request_id, "stderr", note, True, self.dropped))
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from workbench.api import messages as p
 from workbench.engine.errors import UsageError, UserCodeError
+from workbench.engine.printed import capture_printed
 from workbench.engine.source import DEFAULT_FILENAME, LoadedSource, load_source
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
@@ -125,15 +126,17 @@ def _load(service: Service, request: p.LoadSource, context: Context) -> p.Functi
     old = service.loaded
     before = {f.name: old.namespace.get(f.name) for f in old.functions} if old else {}
     # A failed load raises here and leaves the last good source in place.
-    loaded = load_source(request.source, request.filename, namespace=service.namespace)
+    with capture_printed(tee=True) as printed:
+        loaded = load_source(request.source, request.filename, namespace=service.namespace)
     service.loaded = service._forget_stale(before, loaded)
     functions = tuple(service.loaded.functions)
     trace = request.trace
     if trace is not None and any(f.name == trace.name for f in functions):
         return p.Functions(service.loaded.filename, functions,
                            service.handle(trace, Context(trace.id, context.emit,
-                                                         context.should_stop)))
-    return p.Functions(service.loaded.filename, functions)
+                                                         context.should_stop)),
+                           printed.result())
+    return p.Functions(service.loaded.filename, functions, printed=printed.result())
 
 
 @handles(p.ListFunctions)

@@ -28,6 +28,7 @@ from workbench.engine.jaxpr_tree import (
     format_node,
     node_to_json,
 )
+from workbench.engine.printed import capture_printed
 from workbench.engine.source import LoadedSource
 from workbench.engine.transforms import PreparedCall, prepare
 
@@ -56,20 +57,23 @@ def trace_function(
     """Trace ``name`` with ``transforms`` applied (first given, first applied).
 
     Bad input (unknown function, spec, transform) raises UsageError; anything
-    the user's code raises while tracing comes back as UserCodeError.
+    the user's code raises while tracing comes back as UserCodeError. What it
+    prints while tracing is kept on the result (and still reaches the streams
+    that were current, e.g. the console).
     """
     import jax
 
     entry = _prepare_entry(loaded, name, args, transforms)
-    try:
-        with rule_frames(loaded.filename):
-            closed = jax.make_jaxpr(entry.prepared.fn)(*entry.values)
-    except Exception as exc:
-        from workbench.engine.catalog import explain
+    with capture_printed(tee=True) as printed:
+        try:
+            with rule_frames(loaded.filename):
+                closed = jax.make_jaxpr(entry.prepared.fn)(*entry.values)
+        except Exception as exc:
+            from workbench.engine.catalog import explain
 
-        raise UserCodeError(
-            explain(exc, loaded.filename, function=entry.prepared.fn)
-        ) from exc
+            raise UserCodeError(
+                explain(exc, loaded.filename, function=entry.prepared.fn)
+            ) from exc
     described = describe_cached(closed, loaded.filename)
     return TraceResult(
         function=name,
@@ -78,6 +82,7 @@ def trace_function(
         text=described.text,
         stats=described.stats,
         jaxpr=described.tree,
+        printed=printed.result(),
     )
 
 

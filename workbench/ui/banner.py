@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QWidget
 
+from workbench.api.jaxpr import TraceResult
+
 STYLE = "background: #fdecc8; color: #5a3b00; padding: 4px;"
 
 
@@ -20,3 +22,11 @@ def stale_banner(name: str, parent: QWidget | None = None) -> QLabel:
 def call_text(function: str, args: tuple[str, ...] | list[str]) -> str:
     """``selu(f32[1000])``: a call as a student writes it."""
     return f"{function}({', '.join(args)})"
+
+
+def describe_call(result: TraceResult) -> str:
+    """``jit(grad(f))(f32[1000])``: the call a trace belongs to, as a student writes it."""
+    name = result.function
+    for transform in result.transforms:
+        name = f"{transform}({name})"
+    return call_text(name, result.args)

@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
 
 from workbench.api.jaxpr import TraceResult
 from workbench.api.lowering import LoweringResult
-from workbench.ui.banner import stale_banner
+from workbench.api.printed import Printed
+from workbench.ui.banner import describe_call, stale_banner
 from workbench.ui.jaxpr_model import COL_EQUATION, JaxprTreeModel, LineRole, PrimitiveFilter
 
 
@@ -65,6 +66,60 @@ class JaxprHighlighter(QSyntaxHighlighter):
 
 def _mono() -> QFont:
     return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+
+PRINTED_LINES = 6  # the output box grows to this many lines, then scrolls
+
+TRACING_TIP = (
+    "What your code printed while JAX traced this call. Under jit the Python body runs only "
+    "while tracing, once per new shape or static value; a call that reuses the cached trace "
+    "prints nothing (jax.debug.print prints at every call)."
+)
+LOADING_TIP = (
+    "What the file's top-level code printed when it ran; a function called there runs "
+    "(and, under jit, is traced) then."
+)
+
+
+class PrintedBox(QWidget):
+    """A label and a short read-only text of printed output; hidden while there is none."""
+
+    def __init__(self, name: str, title: str, tip: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName(name)
+        self.title = title
+        self.label = QLabel(title)
+        self.label.setObjectName(f"{name}Label")
+        self.label.setToolTip(tip)
+        self.text = QPlainTextEdit(readOnly=True)
+        self.text.setObjectName(f"{name}Text")
+        self.text.setFont(_mono())
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.text.setToolTip(tip)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.label)
+        layout.addWidget(self.text)
+        self.set_printed(Printed())
+
+    def set_printed(self, printed: Printed, where: str = "") -> None:
+        """Show ``printed`` (its truncation note included) under the title, or hide."""
+        self.label.setText(f"{self.title} {where}".strip() + ":")
+        self.text.setPlainText(printed.shown().rstrip("\n"))
+        self._fit()
+        self.setVisible(bool(printed))
+
+    def set_text_font(self, font: QFont) -> None:
+        self.text.setFont(font)
+        self._fit()
+
+    def _fit(self) -> None:
+        rows = min(max(self.text.document().blockCount(), 1), PRINTED_LINES)
+        margins = self.text.contentsMargins()
+        frame = 2 * self.text.frameWidth() + 2 * int(self.text.document().documentMargin())
+        self.text.setFixedHeight(rows * self.text.fontMetrics().lineSpacing() + frame
+                                 + margins.top() + margins.bottom())
 
 
 class JaxprPanel(QWidget):
@@ -158,19 +213,30 @@ class JaxprPanel(QWidget):
         self.tabs.setTabToolTip(2, "The program XLA receives and compiles, with its cost estimates")
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.stale_banner = stale_banner("jaxprStale")
+        self.printed_loading = PrintedBox("printedLoading", "printed while loading",
+                                          LOADING_TIP)
+        self.printed_tracing = PrintedBox("printedTracing", "printed while tracing",
+                                          TRACING_TIP)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stale_banner)
-        layout.addWidget(self.tabs)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.printed_loading)
+        layout.addWidget(self.printed_tracing)
 
     # ------------------------------------------------------------------ content
 
-    def show_trace(self, result: TraceResult) -> None:
-        """Show a ``TraceResult``; the HLO is fetched again only when its tab is shown."""
+    def show_trace(self, result: TraceResult, loading: Printed | None = None) -> None:
+        """Show a ``TraceResult`` and what this trace (and the source's load) printed.
+
+        The HLO is fetched again only when its tab is shown.
+        """
         self.set_stale(None)
         self._trace = result
         self.model.set_tree(result.jaxpr)
         self.text.setPlainText(result.text)
+        self.printed_loading.set_printed(loading or Printed())
+        self.printed_tracing.set_printed(result.printed, describe_call(result))
         by = ", ".join(f"{k} {v}" for k, v in list(result.stats.by_primitive.items())[:12])
         self.stats_label.setText(f"{result.stats.eqns} equations at all depths: {by}")
         if self.filter_edit.text():
@@ -184,8 +250,16 @@ class JaxprPanel(QWidget):
         stale = text is not None
         self.stale_banner.setText(text or "")
         self.stale_banner.setVisible(stale)
-        for view in (self.tree, self.text, self.hlo, self.stats_label):
+        for view in (self.tree, self.text, self.hlo, self.stats_label, self.printed_loading,
+                     self.printed_tracing):
             view.setEnabled(not stale)
+
+    def set_code_font(self, font: QFont) -> None:
+        """The monospace font of the tree, the texts and the printed output (zoom, presentation)."""
+        for view in (self.tree, self.text, self.hlo):
+            view.setFont(font)
+        for box in (self.printed_loading, self.printed_tracing):
+            box.set_text_font(font)
 
     def is_stale(self) -> bool:
         return not self.stale_banner.isHidden()
@@ -200,6 +274,8 @@ class JaxprPanel(QWidget):
         self.model.set_tree(None)
         self.text.setPlainText(message)
         self.stats_label.setText(message)
+        self.printed_loading.set_printed(Printed())
+        self.printed_tracing.set_printed(Printed())
 
     def show_lowering(self, lowering: LoweringResult) -> None:
         dialect = self.hlo_dialect.currentData()

@@ -52,7 +52,7 @@ from workbench.api.messages import Output
 from workbench.api.timing import TimingReport
 from workbench.examples import Example, bundled_examples
 from workbench.ui.autosave import Autosave
-from workbench.ui.banner import call_text
+from workbench.ui.banner import call_text, describe_call
 from workbench.ui.call_controls import CallControls
 from workbench.ui.console import ConsolePanel
 from workbench.ui.document import DocumentController
@@ -519,7 +519,7 @@ class MainWindow(QMainWindow):
         self.editor.clear_error_marks()
         self.messages.hide()
         self.controls.show_problem("")
-        self.jaxpr.show_trace(result)
+        self.jaxpr.show_trace(result, self.session.load_printed)
         self._set_panels_stale(source_failed=False)
         self.jaxpr.set_cursor_line(self.editor.current_line)
         self.sig_traced.emit(result)
@@ -731,8 +731,7 @@ class MainWindow(QMainWindow):
         self._update_editor_minimum()
         font = self.jaxpr.tree.font()
         font.setPointSizeF(10 * factor)
-        for widget in (self.jaxpr.tree, self.jaxpr.text, self.jaxpr.hlo):
-            widget.setFont(font)
+        self.jaxpr.set_code_font(font)
         self.console_panel.set_font_points(10 * factor)
 
     def set_theme(self, preference: str) -> None:
@@ -822,14 +821,6 @@ _FAULT_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 def _is_crash(message: str) -> bool:
     """An engine failure that a crash notice reports (the kernel died or was restarted)."""
     return message.startswith(("the engine died", "engine restarted"))
-
-
-def describe_call(result: TraceResult) -> str:
-    """``jit(grad(f))(f32[1000])``: the call a trace belongs to, as a student writes it."""
-    name = result.function
-    for transform in result.transforms:
-        name = f"{transform}({name})"
-    return call_text(name, result.args)
 
 
 def _default_size() -> QSize:

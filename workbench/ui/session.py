@@ -18,6 +18,7 @@ from workbench.api.choices import Transform
 from workbench.api.functions import FunctionInfo
 from workbench.api.jaxpr import TraceResult
 from workbench.api.messages import Reply
+from workbench.api.printed import Printed
 from workbench.ui.engine_bridge import EngineBridge
 
 
@@ -51,6 +52,7 @@ class Session(QObject):
         super().__init__(parent)
         self.engine = engine
         self.functions: tuple[FunctionInfo, ...] = ()
+        self.load_printed = Printed()  # what the last loaded source's top-level code printed
         self.call: Call | None = None
         self.trace: TraceResult | None = None
         self.trace_is_current = False
@@ -67,8 +69,11 @@ class Session(QObject):
     def function_names(self) -> list[str]:
         return [f.name for f in self.functions]
 
-    def set_functions(self, functions: tuple[FunctionInfo, ...]) -> None:
+    def set_functions(self, functions: tuple[FunctionInfo, ...],
+                      printed: Printed | None = None) -> None:
+        """A source was loaded: its functions and what its top-level code printed."""
         self.functions = tuple(functions)
+        self.load_printed = printed or Printed()
         self.source_failure = None
         self.loads += 1
         self.trace_is_current = False  # a new source: the last trace is of the old one

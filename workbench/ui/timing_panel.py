@@ -508,7 +508,8 @@ class TimingPanel(Panel):
         return out
 
     def export_json(self, path: str | Path) -> Path:
-        """The last report as ``workbench time --format json`` writes it."""
+        """The last report as ``workbench time --format json`` writes it (less its ``output``:
+        the console shows what the code printed)."""
         if self.report is None:
             raise ValueError("nothing measured yet")
         path = Path(path)

@@ -133,7 +133,7 @@ class TraceController(QObject):
             self._fail(reply)
             return
         self.controls.set_functions(loaded.functions)
-        self.session.set_functions(loaded.functions)
+        self.session.set_functions(loaded.functions, loaded.printed)
         call = self._sync_call()
         if call is None:
             self.sig_no_functions.emit()
