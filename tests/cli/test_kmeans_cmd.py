@@ -19,12 +19,15 @@ JSON_KEYS = {
     "d",
     "iterations",
     "converged",
-    "distortion",
+    "inertia_mean",
+    "mean_distance",
     "centroids",
     "changed",
     "empty_clusters",
+    "final",
     "timing",
 }
+FINAL_KEYS = {"inertia_mean", "mean_distance", "centroids", "sizes", "changed", "empty_clusters"}
 
 
 def run_json(capsys, *argv):
@@ -39,9 +42,30 @@ def test_tutorial_json_keys_and_shapes(capsys):
     assert (doc["n"], doc["k"], doc["d"]) == (800, 4, 2)
     frames = doc["iterations"] + 1
     assert doc["converged"] is True
-    assert len(doc["distortion"]) == len(doc["changed"]) == len(doc["empty_clusters"]) == frames
+    histories = ("inertia_mean", "mean_distance", "changed", "empty_clusters")
+    assert [len(doc[h]) for h in histories] == [frames] * 4
     assert np.asarray(doc["centroids"]).shape == (frames, 4, 2)
+    # entry 0: the initial centroids and every point's first assignment
+    x = tutorial_points()
+    np.testing.assert_allclose(doc["centroids"][0], init_centroids(x, 4, "kmeans++", seed=0))
     assert doc["changed"][0] == 800 and doc["empty_clusters"][0] == []
+
+
+def test_final_values_and_both_distortions_match_numpy(capsys, tmp_path):
+    """`final` repeats the last entry; inertia_mean and mean_distance are what NumPy finds."""
+    out = tmp_path / "labels.npy"
+    doc = run_json(capsys, "--tutorial", "--labels-out", str(out))
+    final = doc["final"]
+    assert set(final) == FINAL_KEYS
+    for key in ("inertia_mean", "mean_distance", "centroids", "changed", "empty_clusters"):
+        assert final[key] == doc[key][-1], key
+    labels = np.load(out)
+    assert final["sizes"] == np.bincount(labels, minlength=4).tolist()
+    x = tutorial_points().astype(np.float64)
+    dist = np.linalg.norm(x - np.asarray(final["centroids"])[labels], axis=1)
+    assert final["mean_distance"] == pytest.approx(dist.mean(), rel=1e-5)
+    assert final["inertia_mean"] == pytest.approx((dist**2).mean(), rel=1e-5)
+    assert final["mean_distance"] != pytest.approx(final["inertia_mean"], rel=1e-2)
 
 
 def test_tutorial_reproduces_the_clustering(capsys, tmp_path):
@@ -56,17 +80,20 @@ def test_tutorial_reproduces_the_clustering(capsys, tmp_path):
     np.testing.assert_array_equal(labels, km.labels_)
     np.testing.assert_allclose(doc["centroids"][-1], km.cluster_centers_, atol=1e-4)
     assert doc["converged"]
-    assert doc["changed"][-1] == 0 or doc["distortion"][-2] - doc["distortion"][-1] <= 1e-5
+    assert doc["changed"][-1] == 0 or doc["inertia_mean"][-2] - doc["inertia_mean"][-1] <= 1e-5
 
 
 def test_text_output(capsys):
     assert main(["kmeans", "--blobs", "600", "--k", "3", "--seed", "2", "--init", "farthest"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("k-means on 600 points in 3 blobs")
+    assert out[1].split() == ["iter", "inertia_mean", "mean_distance", "changed", "empty"]
     rows = [ln.split() for ln in out[2:-1]]
     assert [int(r[0]) for r in rows] == list(range(len(rows)))
-    assert rows[0][2] == "600"
+    assert rows[0][3] == "600"
+    assert all(float(r[1]) > float(r[2]) ** 2 for r in rows)  # mean of squares > squared mean
     assert out[-1].startswith("converged after") and "ms per iteration" in out[-1]
+    assert f"inertia_mean {rows[-1][1]}, mean_distance {rows[-1][2]};" in out[-1]
 
 
 def test_data_file_and_init_file(capsys, tmp_path):

@@ -24,6 +24,11 @@ SOURCE = textwrap.dedent(
     """
 )
 TINY = ["--min-batch", "0.0002", "--repeats", "2", "--budget", "0.03", "--quiet"]
+# The keys of every result of `time --format json`, as the README lists them.
+RESULT_KEYS = {
+    "device", "mode", "function", "mean_s", "std_s", "min_s", "median_s", "max_s", "loops",
+    "repeats", "unstable", "per_repeat_s", "budget_limited", "compile",
+}
 
 
 def test_json_shape(capsys, prog):
@@ -37,12 +42,34 @@ def test_json_shape(capsys, prog):
     if cpu:
         assert set(rows) == {("cpu:0", "eager"), ("cpu:0", "jit"), ("host", "numpy")}
     jit = next(r for (d, m), r in rows.items() if m == "jit")
-    for key in ("mean_s", "std_s", "min_s", "median_s", "loops", "repeats"):
-        assert key in jit
+    for row in rows.values():  # every result has every key the README lists
+        assert set(row) == RESULT_KEYS, row["mode"]
     assert set(jit["compile"]) >= {"trace_s", "lower_s", "compile_s", "first_run_s"}
     assert all(v > 0 for v in jit["compile"].values())
+    assert all(r["compile"] is None for (d, m), r in rows.items() if m != "jit")
     assert data["transfer_s"] > 0 and data["dispatch_s"] > 0
-    assert "sweep" not in data
+    assert data["sweep"] is None and data["sweep_name"] is None
+    assert data["baseline"] == "selu_np"
+
+
+def test_budget_limited_measurements_say_so_in_json_and_text(capsys, prog):
+    cramped = ["--min-batch", "5", "--repeats", "3", "--budget", "0.01", "--quiet",
+               "--devices", "cpu", "--modes", "jit"]
+    code, out, _ = run_cli(capsys, "time", prog, "selu", "--args", "f32[100]", *cramped,
+                           "--format", "json")
+    assert code == 0
+    (row,) = json.loads(out)["results"]
+    assert row["budget_limited"] is True and row["repeats"] == len(row["per_repeat_s"])
+    code, out, _ = run_cli(capsys, "time", prog, "selu", "--args", "f32[100]", *cramped)
+    assert code == 0
+    (note,) = [ln.strip() for ln in out.splitlines() if "budget-limited" in ln]
+    assert note.startswith("! budget-limited: ") and "under --min-batch 5 s" in note
+    assert note.endswith("budget (--budget)")
+
+    code, out, _ = run_cli(capsys, "time", prog, "selu", "--args", "f32[100]", "--modes", "jit",
+                           "--min-batch", "0.0001", "--repeats", "2", "--budget", "30",
+                           "--quiet", "--format", "json")
+    assert json.loads(out)["results"][0]["budget_limited"] is False
 
 
 def test_text_reads_like_timeit(capsys, prog):

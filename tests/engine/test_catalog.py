@@ -530,3 +530,148 @@ def test_matmul_shape_error_names_both_operands_when_jax_keeps_its_frames(
     assert ex.specifics.splitlines() == [
         "shapes: f32[3,4] @ f32[1000]", "contracted axes: (4,) vs (1000,)",
     ]
+
+
+# Issue 16, finding 5: hints that mislead.
+# (a) A literal argument is static for the workbench's trace (bind_static passes the Python
+# value), but a function's own @jax.jit traces every argument its decorator does not mark
+# static: the hint must say that, not "make the argument static".
+F_IF = """\
+@jax.jit
+def f_if(x):
+    if x > 0:  # mistake
+        return x
+    return -x
+"""
+
+
+def test_own_jit_tracing_a_literal_argument_says_so_and_names_the_decorator():
+    ex = trigger(F_IF, "f_if", "3")
+    check(ex, "tracer-bool", 3, ERRORS + "TracerBoolConversionError")
+    assert ex.specifics.splitlines() == [
+        "the condition `x > 0` is a traced bool[]",
+        "x: traced i32[]",
+        "f_if has its own @jax.jit: it traces x although the argument spec gives x as the "
+        "literal 3",
+    ]
+    assert "make the argument static" not in ex.hint
+    assert "f_if's own @jax.jit traces every argument its decorator does not mark static" in (
+        ex.hint)
+    assert '@functools.partial(jax.jit, static_argnames="x") above def f_if' in ex.hint
+    assert "static_argnums=0" in ex.hint
+    for fix in ("jnp.where", "lax.cond"):
+        assert fix in ex.hint
+
+
+def test_the_decorator_the_hint_advises_makes_the_literal_trace():
+    fixed = F_IF.replace("@jax.jit", '@functools.partial(jax.jit, static_argnames="x")')
+    loaded = load_source("import functools\n" + fixed, FILE)
+    closed = jax.make_jaxpr(prepare(loaded, "f_if", "3").fn)()
+    assert closed.out_avals[0].shape == ()
+
+
+@pytest.mark.parametrize(
+    "source,args,kind,alternative,literal",
+    [
+        ("@jax.jit\ndef f(x, n):\n    for i in range(n):  # mistake\n        x = x + i\n"
+         "    return x\n", "f32[], 3", "tracer-int", "lax.fori_loop", "n as the literal 3"),
+        ("@jax.jit\ndef f(n):\n    return jnp.zeros(n)  # mistake\n", "4", "traced-shape",
+         ".shape", "n as the literal 4"),
+        ("@jax.jit\ndef f(x, s):\n    return x * float(s)  # mistake\n", "f32[], 2.5",
+         "concretization", "stay in jnp", "s as the literal 2.5"),
+    ],
+    ids=["range", "shape", "float"],
+)
+def test_own_jit_literal_hint_for_every_row_that_advises_a_static_argument(
+    source, args, kind, alternative, literal
+):
+    ex = trigger(source, "f", args)
+    check(ex, kind, mistake_line(source))
+    assert ex.specifics.splitlines()[-1].endswith(f"gives {literal}")
+    assert "own @jax.jit traces every argument" in ex.hint and "static_argnames=" in ex.hint
+    assert alternative in ex.hint
+
+
+def test_own_jit_with_a_traced_argument_points_at_its_decorator():
+    ex = trigger(F_IF, "f_if", "f32[]")
+    check(ex, "tracer-bool", 3)
+    assert ex.specifics.splitlines()[-1] == "f_if has its own @jax.jit, which traces x"
+    assert '@functools.partial(jax.jit, static_argnames="x")' in ex.hint
+    assert "give it a literal value in the argument spec" in ex.hint
+
+
+def test_own_jit_of_an_outer_function_names_the_argument_it_traced():
+    source = (
+        "def helper(v):\n    if v > 0:  # mistake\n        return v\n    return -v\n\n"
+        "@jax.jit\ndef outer(x, y):\n    return helper(y) + x\n"
+    )
+    ex = trigger(source, "outer", "f32[], 2")
+    check(ex, "tracer-bool", 2)
+    assert ex.specifics.splitlines()[-1] == (
+        "outer has its own @jax.jit: it traces y although the argument spec gives y as the "
+        "literal 2")
+    assert 'static_argnames="y") above def outer (or static_argnums=1)' in ex.hint
+
+
+def test_without_own_jit_the_hint_stays_the_rows():
+    from workbench.engine.catalog import TRACER_BOOL_HINT
+
+    ex = trigger(BRANCH_ON_X, "f", "f32[]")
+    assert ex.hint == TRACER_BOOL_HINT
+    assert len(ex.specifics.splitlines()) == 2
+
+
+# (b) `and`/`or`/`not` on a traced comparison: jnp.logical_* and jnp.where, read from the AST.
+@pytest.mark.parametrize("args", ["f32[]", "f32[3]"], ids=["TracerBool", "truth-value"])
+def test_and_in_an_if_names_logical_and_and_where(args):
+    source = (
+        "def f(x):\n    if x > 0 and x % 2 == 0:  # mistake\n        return x\n    return -x\n"
+    )
+    ex = trigger(source, "f", args)
+    check(ex, "tracer-bool", 2, ERRORS + "TracerBoolConversionError")
+    assert "jnp.logical_and(x > 0, x % 2 == 0)" in ex.hint
+    assert "`and` and the branch around it" in ex.hint
+    for fix in ("jnp.where", "lax.cond", "jnp.logical_or", "jnp.logical_not"):
+        assert fix in ex.hint
+    assert "make the argument static" not in ex.hint
+
+
+@pytest.mark.parametrize(
+    "line,rewrite",
+    [
+        ("return not x > 0", "jnp.logical_not(x > 0)"),
+        ("return (x < 1) or (x > 0)", "jnp.logical_or(x < 1, x > 0)"),
+        ("return jnp.where(x > 0 and x < 1 or x > 3, x, 0)",
+         "jnp.logical_or(jnp.logical_and(x > 0, x < 1), x > 3)"),
+        ("return x if not (x > 0) else -x", "jnp.logical_not(x > 0)"),
+    ],
+    ids=["not", "or", "and-or", "not-in-ifexp"],
+)
+def test_boolean_operators_are_rewritten_with_jnp_logical(line, rewrite):
+    source = f"def f(x):\n    {line}  # mistake\n"
+    ex = trigger(source, "f", "f32[3]")
+    check(ex, "tracer-bool", 2)
+    assert rewrite in ex.hint, ex.hint
+    assert "jnp.where" in ex.hint and "lax.cond" in ex.hint
+
+
+def test_a_lone_comparison_in_an_if_is_not_called_and_or():
+    source = (  # the same text as an operand elsewhere, in a lambda never called
+        "def f(x):\n    unit = lambda x: x > 0 and x < 1\n    if x > 0:  # mistake\n"
+        "        return x\n"
+    )
+    ex = trigger(source, "f", "f32[]")
+    check(ex, "tracer-bool", 3)
+    assert "logical_" not in ex.hint
+
+
+def test_cli_trace_prints_the_own_jit_hint(capsys, tmp_path):
+    from workbench.cli import main
+
+    path = tmp_path / "f_if.py"
+    path.write_text(F_IF)
+    assert main(["trace", str(path), "f_if", "--args", "3"]) == 1
+    err = capsys.readouterr().err
+    assert "f_if has its own @jax.jit: it traces x although the argument spec gives x as the " \
+        "literal 3" in err
+    assert 'static_argnames="x"' in err and "make the argument static" not in err

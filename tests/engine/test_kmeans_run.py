@@ -44,7 +44,7 @@ def test_agrees_with_sklearn_and_float64(x, k):
     ref_c, ref_lab = lloyd_reference(x, c0, 1000, until_fixed=True)
     np.testing.assert_allclose(r.final_centroids, ref_c, atol=1e-4)
     np.testing.assert_array_equal(r.final_labels, ref_lab)
-    np.testing.assert_allclose(r.distortion[-1], km.inertia_ / len(x), rtol=1e-4)
+    np.testing.assert_allclose(r.inertia_mean[-1], km.inertia_ / len(x), rtol=1e-4)
 
 
 def test_history_is_consistent_frame_by_frame():
@@ -53,7 +53,8 @@ def test_history_is_consistent_frame_by_frame():
     r = run_kmeans(x, c0, tol=0.0)
     i = r.iterations
     assert r.centroids.shape == (i + 1, 4, 2) and r.labels.shape == (i + 1, 2000)
-    assert r.distortion.shape == r.changed.shape == (i + 1,) and r.counts.shape == (i + 1, 4)
+    assert r.inertia_mean.shape == r.mean_distance.shape == r.changed.shape == (i + 1,)
+    assert r.counts.shape == (i + 1, 4)
     assert r.labels.dtype == np.int8
     np.testing.assert_array_equal(r.centroids[0], c0)
     assert r.changed[0] == 2000
@@ -64,9 +65,10 @@ def test_history_is_consistent_frame_by_frame():
         np.testing.assert_array_equal(r.counts[f], np.bincount(lab, minlength=4))
         if f:
             assert r.changed[f] == np.count_nonzero(r.labels[f] != r.labels[f - 1])
-        d = ((x.astype(np.float64) - r.centroids[f][r.labels[f]]) ** 2).sum(axis=1).mean()
-        np.testing.assert_allclose(r.distortion[f], d, rtol=1e-4)
-    assert np.all(np.diff(r.distortion) <= 1e-5 * r.distortion[0])
+        sq = ((x.astype(np.float64) - r.centroids[f][r.labels[f]]) ** 2).sum(axis=1)
+        np.testing.assert_allclose(r.inertia_mean[f], sq.mean(), rtol=1e-4)
+        np.testing.assert_allclose(r.mean_distance[f], np.sqrt(sq).mean(), rtol=1e-5)
+    assert np.all(np.diff(r.inertia_mean) <= 1e-5 * r.inertia_mean[0])
 
 
 @pytest.mark.parametrize("method", ["random", "kmeans++", "farthest", "given"])
@@ -99,7 +101,7 @@ def test_tolerance_and_max_iter():
     full = run_kmeans(x, c0, tol=0.0)
     loose = run_kmeans(x, c0, tol=1e-2)
     assert loose.converged and loose.iterations < full.iterations
-    assert loose.distortion[-2] - loose.distortion[-1] <= 1e-2
+    assert loose.inertia_mean[-2] - loose.inertia_mean[-1] <= 1e-2
     capped = run_kmeans(x, c0, tol=0.0, max_iter=3)
     assert capped.iterations == 3 and not capped.converged
     np.testing.assert_array_equal(capped.centroids, full.centroids[:4])
@@ -118,6 +120,29 @@ def test_without_recorded_labels_same_result():
     assert b.labels.shape == (1, 3000)
     np.testing.assert_array_equal(a.final_labels, b.final_labels)
     np.testing.assert_array_equal(a.centroids, b.centroids)
+    np.testing.assert_array_equal(a.inertia_mean, b.inertia_mean)
+    np.testing.assert_array_equal(a.mean_distance, b.mean_distance)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1000.0], ids=["centred", "far-from-origin"])
+def test_both_distortions_match_numpy_at_every_frame(offset):
+    """inertia_mean is scikit-learn's inertia / N; mean_distance the tutorial's distortion.
+
+    Checked against plain NumPy in float64 from the run's own labels and centroids,
+    and against scikit-learn's inertia at the end.
+    """
+    x = blobs(20000, 5, spread=1.5, seed=6) + np.float32(offset)
+    c0 = init_centroids(x, 5, "random", seed=2)
+    r = run_kmeans(x, c0, tol=0.0)
+    x64 = x.astype(np.float64)
+    for f in range(r.iterations + 1):
+        dist = np.linalg.norm(x64 - r.centroids[f].astype(np.float64)[r.labels[f]], axis=1)
+        np.testing.assert_allclose(r.mean_distance[f], dist.mean(), rtol=1e-5)
+        np.testing.assert_allclose(r.inertia_mean[f], (dist**2).mean(), rtol=1e-4)
+        # the two differ: the mean of squares is not the square of the mean
+        assert r.inertia_mean[f] > r.mean_distance[f] ** 2
+    km = sklearn_lloyd(x, c0)
+    np.testing.assert_allclose(r.inertia_mean[-1], km.inertia_ / len(x), rtol=1e-4)
 
 
 def test_compiled_once_per_shape():
@@ -171,7 +196,7 @@ def test_stepper_equals_the_full_run(x, c0):
         np.testing.assert_array_equal(st.labels, r.labels[f])
         np.testing.assert_array_equal(st.counts, r.counts[f])
         assert st.changed == r.changed[f]
-        assert st.distortion == pytest.approx(float(r.distortion[f]), rel=1e-6)
+        assert st.distortion == pytest.approx(float(r.inertia_mean[f]), rel=1e-6)
         assert st.converged == (f == r.iterations)
 
 

@@ -45,6 +45,21 @@ def test_budget_caps_the_repeats():
     slow = timing.TimingConfig(min_batch_s=0.02, repeats=50, max_measure_s=0.1)
     stats = timing.measure(lambda: sum(range(2000)), slow)
     assert 1 <= stats.repeats < 50
+    assert stats.budget_limited and len(stats.per_repeat_s) == stats.repeats
+
+
+def test_budget_that_stops_the_loops_growing_says_so():
+    short = timing.TimingConfig(min_batch_s=10.0, repeats=1, max_measure_s=0.02)
+    stats = timing.measure(lambda: sum(range(2000)), short)
+    assert stats.repeats == 1  # as asked: only the loops were cut
+    assert stats.budget_limited
+    assert stats.per_repeat_s[0] * stats.loops < 10.0  # the batch that ran, under min_batch_s
+
+
+def test_a_measurement_within_its_budget_is_not_budget_limited():
+    roomy = timing.TimingConfig(min_batch_s=1e-3, repeats=3, max_measure_s=30.0)
+    stats = timing.measure(lambda: sum(range(200)), roomy)
+    assert stats.repeats == 3 and not stats.budget_limited
 
 
 def test_unstable_flag_when_slowest_is_over_four_times_fastest():
@@ -78,6 +93,49 @@ def test_time_selu_per_device_with_compile_split_and_baseline(load):
     assert d["function"] == "selu" and d["args"] == ["f32[2000]"]
     assert d["results"][1]["compile"]["compile_s"] == split.compile_s
     assert d["transfer_s"] == dev.transfer_s and d["dispatch_s"] == dev.dispatch_s
+
+
+RESULT_KEYS = {
+    "device", "mode", "function", "mean_s", "std_s", "min_s", "median_s", "max_s", "loops",
+    "repeats", "unstable", "per_repeat_s", "budget_limited", "compile",
+}
+REPORT_KEYS = {
+    "function", "args", "results", "transfer_s", "dispatch_s", "dispatch_wait_s", "devices",
+    "baseline", "sweep", "sweep_name", "compilations", "recompilations", "cache_misses",
+    "cancelled",
+}
+
+
+def test_every_result_has_every_key_with_none_where_it_does_not_apply(load):
+    report = timing.time_function(load(SRC), "selu", "f32[200]", baseline="selu_np",
+                                  devices="cpu", config=TINY)
+    d = report.to_dict()
+    assert set(d) == REPORT_KEYS
+    assert d["baseline"] == "selu_np" and d["sweep"] is None and d["sweep_name"] is None
+    rows = {r["mode"]: r for r in d["results"]}
+    assert set(rows) == {"eager", "jit", "numpy"}
+    for row in rows.values():
+        assert set(row) == RESULT_KEYS, row["mode"]
+        assert isinstance(row["budget_limited"], bool)
+    assert rows["eager"]["compile"] is None and rows["numpy"]["compile"] is None
+    assert set(rows["jit"]["compile"]) == {"trace_s", "lower_s", "compile_s", "first_run_s",
+                                           "total_s"}
+    assert rows["numpy"]["function"] == "selu_np" and rows["jit"]["function"] == "selu"
+    plain = timing.time_function(load(SRC), "selu", "f32[200]", modes=["eager"],
+                                 devices="cpu", config=TINY).to_dict()
+    assert set(plain) == REPORT_KEYS and plain["baseline"] is None
+
+
+def test_a_budget_limited_measurement_says_so_in_results_and_sweep(load):
+    cramped = timing.TimingConfig(min_batch_s=5.0, repeats=4, max_measure_s=0.01,
+                                  dispatch_samples=5)
+    report = timing.time_function(load(SRC), "selu", "f32[N]", modes=["jit"], devices="cpu",
+                                  sweep="N=10:100", config=cramped)
+    (row,) = report.to_dict()["results"]
+    assert row["budget_limited"] is True
+    assert row["loops"] * row["per_repeat_s"][0] < 5.0 and row["repeats"] == len(
+        row["per_repeat_s"])
+    assert all(p["budget_limited"] is True for p in report.to_dict()["sweep"])
 
 
 def test_eager_times_the_python_function_under_an_editor_jit(load):

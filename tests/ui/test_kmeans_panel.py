@@ -55,6 +55,8 @@ def test_frames_equal_the_engine_history(qtbot, panel):
         np.testing.assert_array_equal(labels, state.labels)
         np.testing.assert_allclose(centroids, state.centroids, atol=1e-6)
         assert f"iteration {i}" in panel.scatter.caption_text()
+        assert f"mean squared distance {demo.run.inertia_mean[i]:.4g}" in caption
+        assert f"(mean distance {demo.run.mean_distance[i]:.4g})" in caption
         assert panel.distortion.current_marker()[0] == i
         if i < demo.run.iterations:
             state = stepper.update()
@@ -286,7 +288,8 @@ def test_distortion_axes_fit_the_first_run(qtbot, panel):
     panel.sig_run_shown.connect(lambda _demo: ranges.append(vb.viewRange()))
     demo = run_and_wait(qtbot, panel)
     (x0, x1), (y0, y1) = ranges[0]  # as the run is shown, before anything paints
-    d = demo.run.distortion
+    assert panel.distortion.plotItem.getAxis("left").labelText == "mean squared distance"
+    d = demo.run.inertia_mean  # the curve plots the mean squared distance
     span = float(d.max() - d.min()) or 1.0
     assert x0 <= 0 and x1 >= demo.run.iterations
     assert y0 <= d.min() and y1 >= d.max()

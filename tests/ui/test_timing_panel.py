@@ -81,10 +81,24 @@ def test_table_rows_equal_the_engine_report(qtbot, panel):
     assert math.isnan(rows[eager]["dispatch_s"])
     assert rows[eager]["transfer_s"] == report.devices[0].transfer_s
     cell = panel.table.item(jit, COLUMN["loops"]).text()
-    assert cell == f"{report.results[jit].stats.loops:,} × {report.results[jit].stats.repeats}"
+    stats = report.results[jit].stats
+    assert cell == f"{stats.loops:,} × {stats.repeats}" + ("*" if stats.budget_limited else "")
     assert panel.chart.bar_values()[("cpu:0", "jit")] == pytest.approx(
         report.results[jit].stats.median_s)
     assert panel.csv_button.isEnabled() and panel.progress.value() == panel.progress.maximum()
+
+
+def test_a_budget_limited_measurement_is_marked_in_the_table(qtbot, panel):
+    panel.set_config({"min_batch_s": 5.0, "repeats": 3, "max_measure_s": 0.01,
+                      "dispatch_samples": 5})
+    report = measured(qtbot, panel)
+    assert all(r.stats.budget_limited for r in report.results)
+    for i, result in enumerate(report.results):
+        item = panel.table.item(i, COLUMN["loops"])
+        assert item.text() == f"{result.stats.loops:,} × {result.stats.repeats}*"
+        assert item.toolTip().startswith(f"budget-limited: only {result.stats.repeats} run(s)")
+    header = panel.table.horizontalHeaderItem(COLUMN["loops"])
+    assert "budget" in header.toolTip()
 
 
 def test_exports_match_the_cli_json(qtbot, panel, tmp_path, capsys):

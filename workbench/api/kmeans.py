@@ -11,18 +11,27 @@ if TYPE_CHECKING:  # numpy loads with the codec, after the window's first frame
 
 @dataclass(frozen=True)
 class KMeansRun:
-    """Every frame of one Lloyd run; frame i is (centroids[i], labels[i], distortion[i]).
+    """Every frame of one Lloyd run of I iterations: I+1 frames (centroids[i], labels[i]).
 
+    Frame 0 is the initial centroids and the first assignment to them; frame
+    i is after i centroid updates, and the last frame (I) is the result.
     ``labels[i]`` assigns the points to ``centroids[i]``; ``centroids[i+1]`` are
     the means of those clusters. ``changed[i]`` counts points whose label
     differs from frame i-1 (all N at frame 0); ``counts[i]`` are the cluster
     sizes, 0 for an empty cluster (which keeps its centroid). Without
     recorded labels, ``labels`` holds only the final frame (shape [1, N]).
+
+    Two distortions, both of frame i's points to their assigned centroid:
+    ``inertia_mean`` is the mean *squared* distance (scikit-learn's
+    ``inertia_ / N``), which Lloyd's algorithm never increases and which
+    ``tol`` and the window's curve use; ``mean_distance`` is the mean
+    Euclidean distance, the k-means tutorial's distortion.
     """
 
     centroids: np.ndarray  # [I+1, K, D] float32
     labels: np.ndarray  # [I+1, N] (or [1, N]) int8/int16/int32
-    distortion: np.ndarray  # [I+1] float32, mean squared distance
+    inertia_mean: np.ndarray  # [I+1] float32, mean squared distance
+    mean_distance: np.ndarray  # [I+1] float32, mean Euclidean distance
     changed: np.ndarray  # [I+1] int32
     counts: np.ndarray  # [I+1, K] int32
     iterations: int

@@ -26,7 +26,12 @@ class TimingConfig:
 
 @dataclass(frozen=True)
 class LoopStats:
-    """Per-loop seconds over the repeats; ``unstable`` when slowest > 4x fastest."""
+    """Per-loop seconds over the repeats; ``unstable`` when slowest > 4x fastest.
+
+    ``loops`` and ``repeats`` are what ran; ``budget_limited`` says the budget
+    (``max_measure_s``) cut them short: fewer repeats than asked, or batches
+    shorter than ``min_batch_s``.
+    """
 
     mean_s: float
     std_s: float
@@ -37,9 +42,12 @@ class LoopStats:
     repeats: int
     unstable: bool
     per_repeat_s: tuple[float, ...] = ()
+    budget_limited: bool = False
 
     @classmethod
-    def from_batches(cls, batch_s: Sequence[float], loops: int) -> LoopStats:
+    def from_batches(
+        cls, batch_s: Sequence[float], loops: int, budget_limited: bool = False
+    ) -> LoopStats:
         per = [b / loops for b in batch_s]
         return cls(
             mean_s=statistics.fmean(per),
@@ -51,6 +59,7 @@ class LoopStats:
             repeats=len(per),
             unstable=len(per) > 1 and max(per) > UNSTABLE_RATIO * min(per),
             per_repeat_s=tuple(per),
+            budget_limited=budget_limited,
         )
 
 
@@ -97,6 +106,7 @@ class SweepPoint:
     mean_s: float
     loops: int
     repeats: int
+    budget_limited: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,20 +124,28 @@ class TimingReport:
     cancelled: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape of ``workbench time --format json``."""
+        """The JSON shape of ``workbench time --format json``: every key always there.
+
+        A key that does not apply is None (``compile`` of an eager or NumPy row,
+        ``baseline`` without one, ``sweep`` and ``sweep_name`` without a sweep).
+        """
         results = []
         for r in self.results:
-            row: dict[str, Any] = {"device": r.device, "mode": r.mode}
+            row: dict[str, Any] = {
+                "device": r.device,
+                "mode": r.mode,
+                "function": r.function or (self.baseline if r.mode == "numpy" else self.function),
+            }
             stats = asdict(r.stats)
             stats["per_repeat_s"] = list(r.stats.per_repeat_s)
             row.update(stats)
-            if r.function:
-                row["function"] = r.function
-            if r.compile is not None:
-                row["compile"] = {**asdict(r.compile), "total_s": r.compile.total_s}
+            row["compile"] = (
+                {**asdict(r.compile), "total_s": r.compile.total_s} if r.compile else None
+            )
             results.append(row)
         first = self.devices[0] if self.devices else None
-        out: dict[str, Any] = {
+        sweep = self.sweep_name is not None
+        return {
             "function": self.function,
             "args": list(self.args),
             "results": results,
@@ -135,14 +153,11 @@ class TimingReport:
             "dispatch_s": first.dispatch_s if first else None,
             "dispatch_wait_s": first.dispatch_wait_s if first else None,
             "devices": [asdict(d) for d in self.devices],
+            "baseline": self.baseline,
+            "sweep": [asdict(p) for p in self.sweep] if sweep else None,
+            "sweep_name": self.sweep_name,
+            "compilations": self.compilations,
+            "recompilations": self.recompilations,
+            "cache_misses": list(self.cache_misses),
+            "cancelled": self.cancelled,
         }
-        if self.baseline:
-            out["baseline"] = self.baseline
-        if self.sweep_name is not None:
-            out["sweep"] = [asdict(p) for p in self.sweep]
-            out["sweep_name"] = self.sweep_name
-            out["recompilations"] = self.recompilations
-            out["cache_misses"] = list(self.cache_misses)
-        out["compilations"] = self.compilations
-        out["cancelled"] = self.cancelled
-        return out

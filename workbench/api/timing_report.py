@@ -14,8 +14,8 @@ from typing import Any
 # The columns of one table row (``table_rows``), in CSV order.
 ROW_FIELDS: tuple[str, ...] = (
     "device", "mode", "function", "mean_s", "std_s", "min_s", "median_s", "max_s", "loops",
-    "repeats", "unstable", "trace_s", "lower_s", "compile_s", "first_run_s", "speedup_vs_eager",
-    "speedup_vs_baseline", "dispatch_s", "dispatch_wait_s", "transfer_s",
+    "repeats", "unstable", "budget_limited", "trace_s", "lower_s", "compile_s", "first_run_s",
+    "speedup_vs_eager", "speedup_vs_baseline", "dispatch_s", "dispatch_wait_s", "transfer_s",
 )
 
 
@@ -67,6 +67,7 @@ def table_rows(report: Any) -> list[dict[str, Any]]:
             "loops": s.loops,
             "repeats": s.repeats,
             "unstable": bool(s.unstable),
+            "budget_limited": bool(s.budget_limited),
             "trace_s": c.trace_s if c is not None else math.nan,
             "lower_s": c.lower_s if c is not None else math.nan,
             "compile_s": c.compile_s if c is not None else math.nan,

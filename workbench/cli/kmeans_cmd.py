@@ -23,8 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "kmeans",
         help="run k-means (Lloyd) in JAX and print every iteration",
-        description="Run Lloyd's k-means in one compiled JAX call and print the distortion and "
-        "the points that changed cluster at every iteration.",
+        description="Run Lloyd's k-means in one compiled JAX call and print, at every "
+        "iteration, the mean squared distance (inertia_mean), the mean distance and the "
+        "points that changed cluster.",
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument(
@@ -50,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--tol",
         type=float,
         default=1e-5,
-        help="stop when the distortion falls by no more than this (default 1e-5; "
+        help="stop when the mean squared distance falls by no more than this (default 1e-5; "
         "0: only at a fixed point; negative: run --max-iter iterations)",
     )
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -98,31 +99,47 @@ def run(args: argparse.Namespace) -> int:
 
 
 def to_json(r: KMeansRun) -> dict:
-    """The JSON document of a run (keys fixed by the issue)."""
+    """The JSON document of a run: per-frame histories, the final frame, the timing.
+
+    Every history has ``iterations + 1`` entries: entry 0 is the initial centroids
+    and the first assignment to them, entry i the state after i updates, the
+    last entry the result (repeated under ``final``).
+    """
+    sizes = r.counts[-1]
     return {
         "n": r.n,
         "k": r.k,
         "d": r.d,
         "iterations": r.iterations,
         "converged": r.converged,
-        "distortion": [float(v) for v in r.distortion],
+        "inertia_mean": [float(v) for v in r.inertia_mean],
+        "mean_distance": [float(v) for v in r.mean_distance],
         "centroids": r.centroids.astype(float).tolist(),
         "changed": [int(v) for v in r.changed],
         "empty_clusters": [list(e) for e in r.empty_clusters],
+        "final": {
+            "inertia_mean": float(r.inertia_mean[-1]),
+            "mean_distance": float(r.mean_distance[-1]),
+            "centroids": r.final_centroids.astype(float).tolist(),
+            "sizes": [int(v) for v in sizes],
+            "changed": int(r.changed[-1]),
+            "empty_clusters": list(r.empty_clusters[-1]),
+        },
         "timing": {"compile_s": r.compile_s, "per_iter_s": r.per_iter_s},
     }
 
 
 def print_text(r: KMeansRun, source: str, init: str) -> None:
     print(f"k-means on {source}: N={r.n}, D={r.d}, K={r.k}, init {init}")
-    print(f"{'iter':>5} {'distortion':>14} {'changed':>9}  empty")
-    for i, (dist, ch, empty) in enumerate(
-        zip(r.distortion, r.changed, r.empty_clusters, strict=True)
+    print(f"{'iter':>5} {'inertia_mean':>14} {'mean_distance':>14} {'changed':>9}  empty")
+    for i, (sq, dist, ch, empty) in enumerate(
+        zip(r.inertia_mean, r.mean_distance, r.changed, r.empty_clusters, strict=True)
     ):
-        print(f"{i:>5} {dist:>14.6g} {ch:>9}  {' '.join(map(str, empty)) or '-'}")
+        print(f"{i:>5} {sq:>14.6g} {dist:>14.6g} {ch:>9}  {' '.join(map(str, empty)) or '-'}")
     state = "converged" if r.converged else "stopped (not converged)"
     print(
-        f"{state} after {r.iterations} iterations: distortion {r.distortion[-1]:.6g}; "
+        f"{state} after {r.iterations} iterations: inertia_mean {r.inertia_mean[-1]:.6g}, "
+        f"mean_distance {r.mean_distance[-1]:.6g}; "
         f"compile {r.compile_s:.3f} s, {r.per_iter_s * 1e3:.3f} ms per iteration"
     )
 

@@ -70,7 +70,26 @@ def timeit_line(stats: Any) -> str:
             f"(mean {pm} std. dev. of {stats.repeats} {runs}, {stats.loops:,} {loops} each)")
 
 
-def format_report(report: Any) -> str:
+def budget_note(stats: Any, config: Any = None) -> str:
+    """What the time budget cut from a measurement, for a ``budget_limited`` one."""
+    if config is None:
+        return (f"! budget-limited: only {stats.repeats} run(s) of {stats.loops:,} loop(s) fitted "
+                "in the time budget")
+    cut = []
+    if stats.repeats < config.repeats:
+        cut.append(f"{stats.repeats} of {config.repeats} runs")
+    # the first run is the batch the loop count was calibrated on
+    batch = (stats.per_repeat_s[0] if stats.per_repeat_s else stats.min_s) * stats.loops
+    if batch < config.min_batch_s:
+        cut.append(f"{stats.loops:,} loop(s) per run ({fmt_time(batch)} batches, "
+                   f"under --min-batch {fmt_time(config.min_batch_s)})")
+    what = " and ".join(cut) or f"{stats.repeats} runs of {stats.loops:,} loop(s)"
+    return (f"! budget-limited: {what} fitted in the {fmt_time(config.max_measure_s)} "
+            "budget (--budget)")
+
+
+def format_report(report: Any, config: Any = None) -> str:
+    """The text of ``workbench time``; ``config`` (the TimingConfig used) details budget cuts."""
     lines = [f"{report.function}({', '.join(report.args)})"]
     by_device = {d.device: d for d in report.devices}
     devices = list(dict.fromkeys(r.device for r in report.results))
@@ -80,6 +99,8 @@ def format_report(report: Any) -> str:
             s = r.stats
             lines.append(f"  {r.mode:<6} {timeit_line(s)}")
             lines.append(f"         median {fmt_time(s.median_s)}, min {fmt_time(s.min_s)}")
+            if s.budget_limited:
+                lines.append(f"         {budget_note(s, config)}")
             if s.unstable:
                 lines.append(f"         ! the slowest run took {s.max_s / s.min_s:.1f} times "
                              "longer than the fastest: the machine is busy or something is "
@@ -179,5 +200,5 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({**report_json(report), **output.json_fields()}))
     else:
         output.to_stderr()
-        print(format_report(report))
+        print(format_report(report, config))
     return 0

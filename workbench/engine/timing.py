@@ -91,13 +91,17 @@ def measure(call: Callable[[], Any], config: TimingConfig = DEFAULT_CONFIG) -> L
 
     Loops grow 1, 2, 5, 10, 20, ... until one batch lasts ``min_batch_s``; that
     batch counts as the first repeat. More repeats follow while the budget lasts.
+    Where the budget stops the loops growing or the repeats coming, the stats
+    say ``budget_limited`` (their ``loops`` and ``repeats`` are what ran).
     """
     started = time.perf_counter()
     loops, batch = 1, _batch(call, 1)
     steps = (2, 5, 10)
     decade = 1
+    short_batches = False
     while batch < config.min_batch_s and loops < config.max_loops:
         if time.perf_counter() - started > config.max_measure_s:
+            short_batches = True
             break
         for step in steps:
             candidate = step * decade
@@ -113,7 +117,8 @@ def measure(call: Callable[[], Any], config: TimingConfig = DEFAULT_CONFIG) -> L
         if time.perf_counter() - started + batch > config.max_measure_s:
             break
         batches.append(_batch(call, loops))
-    return LoopStats.from_batches(batches, loops)
+    limited = short_batches or len(batches) < config.repeats
+    return LoopStats.from_batches(batches, loops, budget_limited=limited)
 
 
 # --------------------------------------------------------------------------- setup
@@ -324,7 +329,7 @@ class _Run:
             if size is not None:
                 s = result.stats
                 point = SweepPoint(size, result.device, result.mode, s.median_s, s.min_s,
-                                   s.mean_s, s.loops, s.repeats)
+                                   s.mean_s, s.loops, s.repeats, s.budget_limited)
                 points.append(point)
             where = f" N={size}" if size is not None else ""
             self.progress(f"{result.mode} on {result.device}{where}", point)

@@ -32,11 +32,11 @@ class KMeansFrame:
 
 def run_frames(run: KMeansRun) -> list[KMeansFrame]:
     """One frame per iteration of a recorded k-means run (any object with the
-    ``KMeansRun`` fields: labels, centroids, empty, distortion, iterations)."""
+    ``KMeansRun`` fields: labels, centroids, empty, inertia_mean, iterations)."""
     last = run.labels.shape[0] - 1
     return [
         KMeansFrame(run.labels[min(i, last)], run.centroids[i][:, :2], run.empty[i],
-                    f"iteration {i}, distortion {run.distortion[i]:.4g}")
+                    f"iteration {i}, mean squared distance {run.inertia_mean[i]:.4g}")
         for i in range(run.iterations + 1)
     ]
 

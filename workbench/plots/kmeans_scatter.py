@@ -409,7 +409,7 @@ class KMeansScatter(pg.PlotWidget):
 
 
 class DistortionPlot(pg.PlotWidget):
-    """Distortion per iteration with the current iteration marked."""
+    """Distortion (the mean squared distance) per iteration, the current iteration marked."""
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -420,7 +420,7 @@ class DistortionPlot(pg.PlotWidget):
         self._history = np.empty(0)
         self._current: int | None = None
         self.plotItem.setLabel("bottom", "iteration")
-        self.plotItem.setLabel("left", "distortion")
+        self.plotItem.setLabel("left", "mean squared distance")
         self.plotItem.showGrid(x=True, y=True, alpha=0.25)
         self._curve = pg.PlotDataItem(symbol="o")
         self._marker = pg.ScatterPlotItem(symbol="o", brush=pg.mkBrush(cluster_colour(1)))

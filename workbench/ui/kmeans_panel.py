@@ -219,8 +219,9 @@ class KMeansPanel(Panel):
         self.k = NumberField("kmeansK", "K", 4, integer=True, low=1,
                              tip=f"clusters, 1 to N (at most {MAX_CLUSTERS} can be drawn)")
         self.tol = NumberField("kmeansTol", "tolerance", 1e-5, integer=False,
-                               tip="stop when the distortion drops by no more than this; "
-                                   "0: when no point changes cluster; < 0: run max iterations")
+                               tip="stop when the mean squared distance drops by no more than "
+                                   "this; 0: when no point changes cluster; "
+                                   "< 0: run max iterations")
         self.max_iter = NumberField("kmeansMaxIter", "max iterations", 100, integer=True, low=0,
                                     high=MAX_ITER,
                                     tip="stop after this many iterations even if not converged")
@@ -432,7 +433,7 @@ class KMeansPanel(Panel):
         dataset = self.dataset.currentData()
         self._known_n[(dataset, self._path if dataset == "file" else None)] = run.n
         self.scatter.set_points(demo.points)
-        self.distortion.set_history(run.distortion)
+        self.distortion.set_history(run.inertia_mean)
         self.scrubber.blockSignals(True)
         self.scrubber.setRange(0, 2 * run.iterations)
         self.scrubber.setValue(0)
@@ -461,7 +462,8 @@ class KMeansPanel(Panel):
         labels = run.labels[i] if run.labels.shape[0] > i else run.labels[-1]
         if half == 0:
             return labels, run.centroids[i], run.empty[i], (
-                f"iteration {i}: assigned, distortion {run.distortion[i]:.4g}, "
+                f"iteration {i}: assigned, mean squared distance {run.inertia_mean[i]:.4g} "
+                f"(mean distance {run.mean_distance[i]:.4g}), "
                 f"{run.changed[i]} points changed")
         return labels, run.centroids[i + 1], run.empty[i], (
             f"iteration {i}: centroids moved to the means of their points")

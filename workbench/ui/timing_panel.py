@@ -94,6 +94,7 @@ TIPS = {
     "size": "the size this row was measured at; the compile split, dispatch and transfer "
             "are measured at the sweep's first size only",
     "mean_s": "per call, over the repeats (as %timeit prints it)",
+    "loops": "calls per run × runs; * where the measurement budget cut them short",
     "trace_s": "first jit call: Python traced to a jaxpr",
     "lower_s": "first jit call: jaxpr lowered to StableHLO",
     "compile_s": "first jit call: XLA compiles",
@@ -157,7 +158,7 @@ def report_rows(report: TimingReport) -> list[dict[str, Any]]:
                 size=size, device=pt.device, mode=pt.mode,
                 function=report.baseline if pt.mode == "numpy" else report.function,
                 mean_s=pt.mean_s, min_s=pt.min_s, median_s=pt.median_s, loops=pt.loops,
-                repeats=pt.repeats, unstable=False,
+                repeats=pt.repeats, unstable=False, budget_limited=pt.budget_limited,
                 speedup_vs_eager=_ratio(eager.get(pt.device), pt.median_s),
                 speedup_vs_baseline=_ratio(base, pt.median_s))
             out.append(row)
@@ -450,7 +451,9 @@ class TimingPanel(Panel):
                 if key == "mean_s" and math.isfinite(row["std_s"]):
                     text = f"{format_seconds(value)} ± {format_seconds(row['std_s'])}"
                 elif key == "loops":
-                    text = f"{row['loops']:,} × {row['repeats']}"
+                    # a trailing * marks a measurement the time budget cut short
+                    text = f"{row['loops']:,} × {row['repeats']}" + (
+                        "*" if row["budget_limited"] else "")
                 else:
                     text = _cell_text(value, kind)
                 item = QTableWidgetItem(text)
@@ -458,6 +461,10 @@ class TimingPanel(Panel):
                 if kind:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
+                if key == "loops" and row["budget_limited"]:
+                    item.setToolTip(
+                        f"budget-limited: only {row['repeats']} run(s) of {row['loops']:,} "
+                        "loop(s) fitted in the measurement budget")
                 if key == "mode" and row["unstable"]:
                     item.setIcon(warn)
                     item.setToolTip(

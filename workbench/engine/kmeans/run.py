@@ -55,8 +55,8 @@ def run_kmeans(
     """Lloyd's algorithm from ``centroids`` in one compiled call, with its full history.
 
     Converged when no point changes cluster (a fixed point) or, for tol > 0,
-    when the distortion drops by no more than ``tol`` (absolute); a negative
-    tol runs all ``max_iter`` iterations.
+    when the mean squared distance (``inertia_mean``) drops by no more than
+    ``tol`` (absolute); a negative tol runs all ``max_iter`` iterations.
     ``compile_s`` is 0 when an executable for these shapes was cached.
     """
     import jax
@@ -84,7 +84,8 @@ def run_kmeans(
     return KMeansRun(
         centroids=np.asarray(h.centroids)[:frames].copy(),
         labels=labels,
-        distortion=np.asarray(h.distortion)[:frames].copy(),
+        inertia_mean=np.asarray(h.inertia_mean)[:frames].copy(),
+        mean_distance=np.asarray(h.mean_distance)[:frames].copy(),
         changed=np.asarray(h.changed)[:frames].copy(),
         counts=np.asarray(h.counts)[:frames].copy(),
         iterations=iterations,
