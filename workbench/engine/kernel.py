@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import glob
-import io
 import logging
 import os
 import re
@@ -21,12 +20,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from workbench.api import codec
 from workbench.api import messages as p
 from workbench.api.limits import MAX_OUTPUT_CHARS
 from workbench.api.printed import truncation_note
+from workbench.engine.printed import TextSink
 from workbench.engine.service import Context, Service
 
 if TYPE_CHECKING:
@@ -174,28 +175,6 @@ class OutputCapture:
             self._send(p.Output(self.request_id, "stderr", note, True, self.dropped))
 
 
-class _Stream(io.TextIOBase):
-    """A ``sys.stdout``/``sys.stderr`` stand-in that feeds an OutputCapture."""
-
-    def __init__(self, capture: OutputCapture, name: str):
-        self._capture = capture
-        self._name = name
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return "utf-8"
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        self._capture.write(self._name, str(text))
-        return len(text)
-
-    def flush(self) -> None:
-        self._capture.flush_soon()
-
-
 # --------------------------------------------------------------------------- comm endpoint
 
 
@@ -239,7 +218,8 @@ class Endpoint:
         rid = getattr(request, "id", "")
         capture = OutputCapture(rid, lambda event: self.send(comm, event), self.output_limit)
         saved = sys.stdout, sys.stderr
-        sys.stdout, sys.stderr = _Stream(capture, "stdout"), _Stream(capture, "stderr")
+        sys.stdout = TextSink(partial(capture.write, "stdout"), capture.flush_soon)
+        sys.stderr = TextSink(partial(capture.write, "stderr"), capture.flush_soon)
         try:
             return self.service.handle(request, Context(rid, lambda e: self.send(comm, e)))
         finally:

@@ -14,7 +14,7 @@ import contextlib
 import io
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
@@ -58,8 +58,8 @@ class PrintedCapture:
         ``jax.debug.print`` of the code that just ran is not written after the swap back.
         """
         saved = sys.stdout, sys.stderr
-        sys.stdout = _Stream(self, saved[0] if tee else None)
-        sys.stderr = _Stream(self, saved[1] if tee else None)
+        sys.stdout = _sink(self, saved[0] if tee else None)
+        sys.stderr = _sink(self, saved[1] if tee else None)
         try:
             yield self
             _wait_for_debug_callbacks()
@@ -82,12 +82,12 @@ def _wait_for_debug_callbacks() -> None:
         jax.effects_barrier()
 
 
-class _Stream(io.TextIOBase):
-    """A ``sys.stdout``/``sys.stderr`` stand-in writing into a PrintedCapture (and maybe on)."""
+class TextSink(io.TextIOBase):
+    """A ``sys.stdout``/``sys.stderr`` stand-in that hands every write to ``write``."""
 
-    def __init__(self, capture: PrintedCapture, tee: TextIO | None):
-        self._capture = capture
-        self._tee = tee
+    def __init__(self, write: Callable[[str], None], flush: Callable[[], None] = lambda: None):
+        self._write = write
+        self._flush = flush
 
     @property
     def encoding(self) -> str:  # type: ignore[override]
@@ -98,11 +98,20 @@ class _Stream(io.TextIOBase):
 
     def write(self, text: str) -> int:
         text = str(text)
-        self._capture.write(text)
-        if self._tee is not None:
-            self._tee.write(text)
+        self._write(text)
         return len(text)
 
     def flush(self) -> None:
-        if self._tee is not None:
-            self._tee.flush()
+        self._flush()
+
+
+def _sink(capture: PrintedCapture, tee: TextIO | None) -> TextSink:
+    """Writes into ``capture`` and, when given, on to ``tee`` too."""
+    if tee is None:
+        return TextSink(capture.write)
+
+    def write(text: str) -> None:
+        capture.write(text)
+        tee.write(text)
+
+    return TextSink(write, tee.flush)
