@@ -226,6 +226,7 @@ def hidden_params(value: Any) -> Mapping[str, Any] | None:
 _rule_file: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "workbench_rule_file", default=None)
 _hook_lock = threading.Lock()
+_hook_installed = False
 
 
 @contextlib.contextmanager
@@ -248,12 +249,16 @@ def rule_frames(filename: str) -> Iterator[None]:
 
 
 def _install_custom_lin_hook() -> None:
+    global _hook_installed
+    if _hook_installed:
+        return
     from jax._src import source_info_util
     from jax._src.interpreters import ad
 
     with _hook_lock:
         original = ad.primitive_transposes[ad.custom_lin_p]
         if getattr(original, "_workbench_rule_frames", False):
+            _hook_installed = True
             return
 
         def transpose(*args: Any, bwd: Any, **params: Any) -> Any:
@@ -272,6 +277,7 @@ def _install_custom_lin_hook() -> None:
 
         transpose._workbench_rule_frames = True  # type: ignore[attr-defined]
         ad.primitive_transposes[ad.custom_lin_p] = transpose
+        _hook_installed = True
 
 
 def traced_name(value: Any) -> str | None:
