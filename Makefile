@@ -22,7 +22,7 @@ lint: $(VENV)/.test-installed
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
-BENCHMARKS := trace_latency timing_fidelity curves_latency kmeans_vs_sklearn engine_roundtrip stop_faults \
+BENCHMARKS := trace_latency timing_fidelity curves_latency kmeans_vs_sklearn kmeans_sharded engine_roundtrip stop_faults \
               gui_latency plot_latency kmeans_render editor_highlight presentation_toggle
 
 bench: $(VENV)/.bench-installed

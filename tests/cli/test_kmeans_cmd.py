@@ -26,6 +26,7 @@ JSON_KEYS = {
     "empty_clusters",
     "final",
     "timing",
+    "devices",
 }
 FINAL_KEYS = {"inertia_mean", "mean_distance", "centroids", "sizes", "changed", "empty_clusters"}
 
@@ -39,6 +40,7 @@ def test_tutorial_json_keys_and_shapes(capsys):
     doc = run_json(capsys, "--tutorial")
     assert set(doc) == JSON_KEYS
     assert set(doc["timing"]) == {"compile_s", "per_iter_s"}
+    assert doc["devices"] == ["cpu:0"]  # one device unless --devices shards the points
     assert (doc["n"], doc["k"], doc["d"]) == (800, 4, 2)
     frames = doc["iterations"] + 1
     assert doc["converged"] is True

@@ -119,10 +119,30 @@ def test_usage_errors_exit_2(capsys, prog, argv, message):
 
 
 @pytest.mark.skipif(any(d.platform == "gpu" for d in jax.devices()), reason="has a GPU")
-def test_no_gpu_exit_2(capsys, prog):
-    code, _, err = run_cli(capsys, "time", prog, "selu", "--args", "f32[10]", "--devices", "gpu",
-                           *TINY)
-    assert code == 2 and "no gpu device" in err
+def test_an_absent_platform_is_one_line_naming_what_is_there_exit_1(capsys, prog):
+    code, out, err = run_cli(capsys, "time", prog, "selu", "--args", "f32[10]", "--devices",
+                             "gpu", *TINY)
+    assert code == 1 and out == ""
+    assert err == ("workbench time: error: no gpu device here; JAX sees cpu:0 "
+                   "(platforms present: cpu)\n")
+
+
+def test_a_device_name_times_that_device(capsys, prog):
+    code, out, _ = run_cli(capsys, "time", prog, "selu", "--args", "f32[10]", "--devices",
+                           "cpu:0", "--format", "json", *TINY)
+    assert code == 0
+    doc = json.loads(out)
+    assert {r["device"] for r in doc["results"]} == {"cpu:0"}
+    assert [d["device"] for d in doc["devices"]] == ["cpu:0"]
+
+
+@pytest.mark.parametrize("spec", ["abacus", "cpu:x", "cpu,", ""])
+def test_a_devices_word_that_names_nothing_is_a_usage_error(capsys, prog, spec):
+    code, out, err = run_cli(capsys, "time", prog, "selu", "--args", "f32[10]", "--devices",
+                             spec, *TINY)
+    assert code == 2 and out == ""
+    assert "--devices" in err or "unknown device" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_raising_function_exit_1(capsys, prog):

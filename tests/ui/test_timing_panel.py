@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from workbench.api import messages as p
+from workbench.api.devices import DeviceReport
 from workbench.api.timing_report import ROW_FIELDS, report_json, table_rows
 from workbench.plots.export import settle
 from workbench.ui.session import Call
@@ -179,6 +180,35 @@ def test_bad_inputs_show_their_message(qtbot, panel):
     panel.jit_box.setChecked(True)
     report = measured(qtbot, panel)  # still usable
     assert [r.mode for r in report.results] == ["jit"]
+    assert panel.message.text() == ""
+
+
+def test_the_devices_box_offers_the_engines_devices_once_listed(qtbot, panel, session, bridge):
+    assert panel.device_choices() == ["all", "cpu", "gpu", "tpu"]  # not listed yet
+    panel.devices_choice.setCurrentText("cpu")
+    report = p.result_value(bridge.client.call(p.Devices(), timeout=60), DeviceReport)
+    session.set_devices(report)
+    names = [d.name for d in report.devices]
+    platforms = list(dict.fromkeys(d.platform for d in report.devices))
+    assert panel.device_choices() == ["all", *platforms, *names]
+    assert panel.devices_choice.currentText() == "cpu"  # the choice stays
+    assert all(name in panel.devices_choice.toolTip() for name in names)
+
+
+def test_an_absent_platform_is_said_and_the_panel_stays_usable(qtbot, panel, bridge):
+    report = p.result_value(bridge.client.call(p.Devices(), timeout=60), DeviceReport)
+    if any(d.platform == "tpu" for d in report.devices):
+        pytest.skip("the engine has a TPU")
+    panel.devices_choice.setCurrentText("tpu")  # offered until the engine lists its devices
+    with qtbot.waitSignal(panel.sig_message, timeout=WAIT_MS,
+                          check_params_cb=lambda text: bool(text)):
+        panel.measure_button.click()
+    names = ", ".join(d.name for d in report.devices)
+    assert panel.message.text().startswith(f"no tpu device here; JAX sees {names} "
+                                           "(platforms present: ")
+    assert panel.message.isVisible() and panel.measure_button.isEnabled()
+    panel.devices_choice.setCurrentText("all")
+    assert measured(qtbot, panel).results  # still usable
     assert panel.message.text() == ""
 
 

@@ -29,4 +29,9 @@ Mode = Literal["eager", "jit"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 
 DeviceChoice = Literal["all", "cpu", "gpu", "tpu"]
+"""The named choices of ``--devices``; it also takes a device (``cpu:1``) or a comma-separated
+list, so requests carry it as ``str``."""
 DEVICE_CHOICES: tuple[DeviceChoice, ...] = get_args(DeviceChoice)
+
+Platform = Literal["cpu", "gpu", "tpu"]
+PLATFORMS: tuple[Platform, ...] = get_args(Platform)

@@ -39,6 +39,7 @@ class KMeansRun:
     compile_s: float
     run_s: float
     per_iter_s: float
+    devices: tuple[str, ...] = ()  # where it ran; several: the points were sharded over them
 
     @property
     def n(self) -> int:

@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from workbench.api.choices import Dataset, DemoInit, DeviceChoice, HloKind, Mode, Transform
+from workbench.api.choices import Dataset, DemoInit, HloKind, Mode, Transform
 from workbench.api.curves import Curves, PointDerivatives, PointValues
 from workbench.api.devices import DeviceReport, DevicesQuiet
 from workbench.api.errors import Explanation
@@ -155,6 +155,7 @@ class KMeans(Request):
     centroids: np.ndarray | None = None  # [K, 2] for init="given"
     max_iter: int = 100
     tol: float = 1e-5
+    devices: str | None = None  # None: one device; "all" (or a --devices spec): sharded
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,7 +164,7 @@ class Time(Request):
 
     name: str
     args: str
-    devices: DeviceChoice = "all"
+    devices: str = "all"  # a DeviceChoice, a device such as "cpu:1", or a comma-separated list
     modes: tuple[Mode, ...] = ("eager", "jit")
     baseline: str | None = None
     sweep: str | None = None
@@ -230,10 +231,13 @@ class UsageFailure(Reply):
     """The request itself was wrong (unknown function, bad spec, malformed message).
 
     ``field`` names the input at fault when one is (``"args"``: the argument spec).
+    ``exit_code`` is the CLI's status for it: 2 for a mistake in the command, 1 for what
+    the machine lacks (a platform ``--devices`` names that is not there).
     """
 
     message: str
     field: str = ""
+    exit_code: int = 2
 
 
 @dataclass(frozen=True)

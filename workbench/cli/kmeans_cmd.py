@@ -3,6 +3,7 @@
 workbench kmeans --tutorial
 workbench kmeans --blobs 100000 --k 8 --spread 1.5 --format json
 workbench kmeans --data points.csv --k 3 --init farthest --labels-out labels.npy
+workbench kmeans --blobs 1000000 --k 8 --devices all
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="stop when the mean squared distance falls by no more than this (default 1e-5; "
         "0: only at a fixed point; negative: run --max-iter iterations)",
     )
+    p.add_argument(
+        "--devices", metavar="all|cpu|gpu|tpu|DEVICE,...",
+        help="shard the points over these devices (all: every device of the default "
+        "backend); the result is the one-device result. Default: one device",
+    )
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--labels-out", metavar="FILE.npy", help="write the final labels here")
     p.add_argument(
@@ -86,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     init = args.init
     method = init if init in INITS else Path(init)
     c0 = init_centroids(points, k, method, seed=args.seed)
-    result = run_kmeans(points, c0, max_iter=args.max_iter, tol=args.tol)
+    result = run_kmeans(points, c0, max_iter=args.max_iter, tol=args.tol, devices=args.devices)
     if args.labels_out is not None:
         _save_labels(Path(args.labels_out), result.final_labels)
     if args.output is not None:
@@ -126,11 +132,14 @@ def to_json(r: KMeansRun) -> dict:
             "empty_clusters": list(r.empty_clusters[-1]),
         },
         "timing": {"compile_s": r.compile_s, "per_iter_s": r.per_iter_s},
+        "devices": list(r.devices),
     }
 
 
 def print_text(r: KMeansRun, source: str, init: str) -> None:
     print(f"k-means on {source}: N={r.n}, D={r.d}, K={r.k}, init {init}")
+    if len(r.devices) > 1:
+        print(f"points sharded over {len(r.devices)} devices: {', '.join(r.devices)}")
     print(f"{'iter':>5} {'inertia_mean':>14} {'mean_distance':>14} {'changed':>9}  empty")
     for i, (sq, dist, ch, empty) in enumerate(
         zip(r.inertia_mean, r.mean_distance, r.changed, r.empty_clusters, strict=True)

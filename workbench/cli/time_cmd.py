@@ -26,7 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("function", metavar="FUNC")
     p.add_argument("--args", required=True, metavar="SPEC",
                    help="argument spec, e.g. 'f32[1000000]' or 'f32[N]' with --sweep")
-    p.add_argument("--devices", choices=DEVICE_CHOICES, default=DEVICE_CHOICES[0])
+    p.add_argument("--devices", default=DEVICE_CHOICES[0],
+                   metavar="|".join(DEVICE_CHOICES) + "|DEVICE,...",
+                   help="all (default: every device of every backend), a platform, or "
+                   "devices such as cpu:1 or gpu:0,gpu:1")
     p.add_argument("--modes", default=",".join(MODES),
                    help=f"comma-separated: {','.join(MODES)}")
     p.add_argument("--baseline", metavar="FUNC", help="a NumPy version to time beside it")
@@ -95,6 +98,9 @@ def format_report(report: Any, config: Any = None) -> str:
     devices = list(dict.fromkeys(r.device for r in report.results))
     for dev in devices:
         lines.append(f"on {dev}:" if dev != "host" else f"NumPy baseline {report.baseline}:")
+        timing = by_device.get(dev)
+        if timing is not None:
+            lines.append(f"  inputs host -> {dev}: {fmt_time(timing.transfer_s)} (device_put)")
         for r in (r for r in report.results if r.device == dev):
             s = r.stats
             lines.append(f"  {r.mode:<6} {timeit_line(s)}")
@@ -111,25 +117,46 @@ def format_report(report: Any, config: Any = None) -> str:
                     f"  first jit call {fmt_time(c.total_s)}: trace {fmt_time(c.trace_s)}, "
                     f"lower {fmt_time(c.lower_s)}, compile {fmt_time(c.compile_s)}, "
                     f"first run {fmt_time(c.first_run_s)}")
-        timing = by_device.get(dev)
-        if timing is not None:
-            if math.isfinite(timing.dispatch_s):
-                lines.append(
-                    f"  a jitted call returns after {fmt_time(timing.dispatch_s)} "
-                    f"(asynchronous dispatch); its result is ready after "
-                    f"{fmt_time(timing.dispatch_wait_s)}")
-            lines.append(f"  inputs host -> {dev}: {fmt_time(timing.transfer_s)}")
+        if timing is not None and math.isfinite(timing.dispatch_s):
+            lines.append(
+                f"  a jitted call returns after {fmt_time(timing.dispatch_s)} "
+                f"(asynchronous dispatch); its result is ready after "
+                f"{fmt_time(timing.dispatch_wait_s)}")
     modes = {r.mode: r.stats.median_s for r in report.results if r.device == devices[0]} \
         if devices else {}
     if "jit" in modes and "eager" in modes and modes["jit"] > 0:
         lines.append(f"jit is {modes['eager'] / modes['jit']:.1f}x faster than eager "
                      f"on {devices[0]} (medians)")
+    measured = [d for d in devices if d != "host"]
+    if len(measured) > 1:
+        lines.append("")
+        lines.extend(_device_table(report, measured))
     if report.sweep_name is not None:
         lines.append("")
         lines.extend(_sweep_table(report))
     if report.cancelled:
         lines.append("(cancelled: partial results)")
     return "\n".join(lines)
+
+
+def _device_table(report: Any, devices: list[str]) -> list[str]:
+    """One row per device: its input transfer and median per call in each mode."""
+    by_device = {d.device: d for d in report.devices}
+    modes = list(dict.fromkeys(r.mode for r in report.results if r.device in devices))
+    median = {(r.device, r.mode): r.stats.median_s for r in report.results}
+    head = [f"{'device':<10}", f"{'transfer':>10}"] + [f"{m + ' median':>14}" for m in modes]
+    if "jit" in modes and "eager" in modes:
+        head.append(f"{'jit vs eager':>13}")
+    out = ["per device:", "  ".join(head)]
+    for dev in devices:
+        timing = by_device.get(dev)
+        row = [f"{dev:<10}", f"{fmt_time(timing.transfer_s if timing else math.nan):>10}"]
+        row += [f"{fmt_time(median.get((dev, m), math.nan)):>14}" for m in modes]
+        if "jit" in modes and "eager" in modes:
+            jit, eager = median.get((dev, "jit"), math.nan), median.get((dev, "eager"), math.nan)
+            row.append(f"{f'{eager / jit:.1f}x' if jit > 0 else 'n/a':>13}")
+        out.append("  ".join(row))
+    return out
 
 
 def _sweep_table(report: Any) -> list[str]:

@@ -31,6 +31,14 @@ class UsageError(WorkbenchError):
     field = ""
 
 
+class DeviceUnavailable(UsageError):
+    """``--devices`` names a platform or device this machine does not have: a fact about the
+    machine, not a typo, so exit status 1 (and in the window a message by the devices box)."""
+
+    exit_code = 1
+    field = "devices"
+
+
 class UserCodeError(WorkbenchError):
     """An exception raised by the user's code, explained by the error catalog."""
 

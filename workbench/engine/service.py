@@ -81,7 +81,7 @@ class Service:
         except UserCodeError as exc:
             return p.UserCodeFailure(rid, exc.explanation)
         except UsageError as exc:
-            return p.UsageFailure(rid, exc.message, exc.field)
+            return p.UsageFailure(rid, exc.message, exc.field, exc.exit_code)
         except KeyboardInterrupt:
             return p.Cancelled(rid, "stopped")
         except BaseException as exc:  # noqa: BLE001 - sys.exit() and kin are the code's errors
@@ -210,7 +210,7 @@ def _kmeans(service: Service, request: p.KMeans, context: Context) -> p.ResultVa
         request.dataset, n=request.n, k=request.k,
         blob_k=request.blob_k, spread=request.spread, seed=request.seed, path=request.path,
         init=request.init, centroids=request.centroids, max_iter=request.max_iter,
-        tol=request.tol,
+        tol=request.tol, devices=request.devices,
     )
 
 

@@ -1,8 +1,10 @@
 """Honest jit-vs-eager timings of a user function on every device JAX sees.
 
-What is measured, per device: host-to-device transfer of the inputs; the first
-jit call split into trace, lower, compile and first run (``jit(f).trace(...)
-.lower().compile()``); steady-state time per call jitted and eager (the
+What is measured, per device (every device of every backend by default, see
+``devices.select_devices``): host-to-device transfer of the inputs
+(``jax.device_put`` to that device); the first jit call split into trace,
+lower, compile and first run (``jit(f).trace(...).lower().compile()``);
+steady-state time per call jitted and eager (the
 un-jitted function, where every ``jnp`` op dispatches its own small compiled
 computation); and the time a jitted call takes to *return* (asynchronous
 dispatch) beside the time until its result is ready. Inputs are committed to
@@ -24,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.api.choices import DEVICE_CHOICES, MODES
+from workbench.api.choices import MODES
 from workbench.api.timing import (
     CompileSplit,
     DeviceTiming,
@@ -44,6 +46,7 @@ from workbench.engine.argspec import (
 )
 from workbench.engine.catalog import explain
 from workbench.engine.compile_watch import explain_cache_misses, watch_compiles
+from workbench.engine.devices import device_name, select_devices
 from workbench.engine.errors import UsageError, UserCodeError
 from workbench.engine.source import LoadedSource
 from workbench.engine.transforms import bind_static, check_call_arity
@@ -144,29 +147,6 @@ def parse_sweep(text: str) -> Sweep:
         raise UsageError(f"bad sweep {text!r}: COUNT must be at least 1")
     sizes = np.unique(np.round(np.logspace(math.log10(lo), math.log10(hi), count)).astype(int))
     return Sweep(name.strip(), tuple(int(s) for s in sizes))
-
-
-def select_devices(which: str = "all") -> list[Any]:
-    """JAX's devices, plus the CPU when the default backend is an accelerator."""
-    import jax
-
-    found = list(jax.devices())
-    if jax.default_backend() != "cpu":
-        found += [d for d in jax.devices("cpu") if d not in found]
-    if which == "all":
-        return found
-    if which not in DEVICE_CHOICES:
-        raise UsageError(f"unknown device choice {which!r} "
-                         f"(choose from {', '.join(DEVICE_CHOICES)})")
-    chosen = [d for d in found if d.platform == which]
-    if not chosen:
-        have = ", ".join(device_name(d) for d in found)
-        raise UsageError(f"no {which} device here; JAX sees {have}")
-    return chosen
-
-
-def device_name(device: Any) -> str:
-    return f"{device.platform}:{device.id}"
 
 
 def _stopper(should_stop: Any) -> Callable[[], bool]:

@@ -6,6 +6,10 @@ panel then plays them locally. Positions on the scrubber are half-steps:
 that follows (centroids i+1 over the same labels), so a class can watch the
 two halves of Lloyd's iteration apart.
 
+"all devices" shards the points over every device of the engine's default
+backend (``jax.sharding``); the run is the one-device run, the status line
+says how many devices made it and at what cost per iteration.
+
 Every number box takes whatever is typed: what the panel cannot use (text, K
 larger than N, a NaN tolerance) is said under that box and nothing is sent;
 nothing is clamped to a range behind the user's back.
@@ -35,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from workbench.api import messages as p
 from workbench.api.choices import DEMO_INITS, DemoInit
+from workbench.api.devices import DeviceReport
 from workbench.api.kmeans import KMeansDemo, KMeansRun
 from workbench.api.messages import reply_text
 from workbench.plots.export import KMeansFrame, export_kmeans_gif, export_png, run_frames
@@ -231,6 +236,10 @@ class KMeansPanel(Panel):
         self.voronoi.toggled.connect(self.scatter.set_voronoi_visible)
         self.fields = (self.n_points, self.blob_k, self.spread, self.seed, self.k, self.tol,
                        self.max_iter)
+        self.all_devices = QCheckBox("all devices")
+        self.all_devices.setObjectName("kmeansAllDevices")
+        session.sig_devices_changed.connect(self._on_devices)
+        self._on_devices(session.devices)
 
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("kmeansRun")
@@ -300,6 +309,7 @@ class KMeansPanel(Panel):
         form.addRow("K", self.k)
         form.addRow("tolerance", self.tol)
         form.addRow("max iterations", self.max_iter)
+        form.addRow(self.all_devices)
         form.addRow(self.voronoi)
         controls = QWidget()
         controls.setMaximumWidth(320)  # long messages wrap instead of widening the column
@@ -376,6 +386,7 @@ class KMeansPanel(Panel):
                 seed=self._int(self.seed), path=self._path, init=init,
                 centroids=np.asarray(self.placed, dtype=np.float32) if given else None,
                 max_iter=self._int(self.max_iter), tol=float(self.tol.value() or 0.0),
+                devices="all" if self.all_devices.isChecked() else None,
             )
         return None
 
@@ -443,9 +454,10 @@ class KMeansPanel(Panel):
         self.set_position(0)
         state = "converged" if run.converged else "stopped at max iterations"
         per_iter = run.per_iter_s * 1e3
+        where = f" on {len(run.devices)} devices (sharded)" if len(run.devices) > 1 else ""
         self.status.setText(
             f"{demo.source}: N={run.n}, K={run.k}; {run.iterations} iterations, {state}; "
-            f"{per_iter:.3g} ms per iteration (compile {run.compile_s:.2f} s)"
+            f"{per_iter:.3g} ms per iteration{where} (compile {run.compile_s:.2f} s)"
         )
         self.sig_run_shown.emit(demo)
 
@@ -570,6 +582,16 @@ class KMeansPanel(Panel):
         self.distortion.set_scheme(scheme)
 
     # ------------------------------------------------------------------ slots
+
+    def _on_devices(self, report: DeviceReport | None) -> None:
+        """Say which devices "all devices" shards over: the default backend's."""
+        tip = ("shard the points over every device of the engine's default backend "
+               "(jax.sharding); the result is the one-device result")
+        if report is not None:
+            mine = [d.name for d in report.devices if d.platform == report.default_backend]
+            self.all_devices.setText(f"all devices ({len(mine)})")
+            tip += f": {', '.join(mine)}"
+        self.all_devices.setToolTip(tip)
 
     def _enable_transport(self, on: bool) -> None:
         for w in (self.play_button, self.back_button, self.assign_button, self.update_button,

@@ -2,7 +2,7 @@
 
 The session holds the functions of the last loaded source, the current call
 (function, argument spec, transforms), the last trace and whether it still
-belongs to that call, and the engine's state. The trace controller fills it
+belongs to that call, the engine's state and its devices. The trace controller fills it
 from the engine's replies; panels take it in their constructor, connect to
 its signals and read it, instead of asking the engine again for what is
 already known (napari's ``QtDims(dims)`` pattern: the model knows no widget).
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal
 
 from workbench.api.choices import Transform
+from workbench.api.devices import DeviceReport
 from workbench.api.functions import FunctionInfo
 from workbench.api.jaxpr import TraceResult
 from workbench.api.messages import Reply
@@ -47,6 +48,8 @@ class Session(QObject):
     source that ran, so what panels show comes from that one."""
     sig_engine_state_changed = Signal(str)
     """The engine's lifecycle state: starting, idle, busy, interrupting, restarting, dead."""
+    sig_devices_changed = Signal(object)
+    """The engine listed its devices, every backend's (a ``DeviceReport``)."""
 
     def __init__(self, engine: EngineBridge, parent: QObject | None = None):
         super().__init__(parent)
@@ -59,6 +62,7 @@ class Session(QObject):
         self.source_failure: Reply | None = None  # why the editor's source did not run
         self.loads = 0  # sources loaded so far: samples older than the last load are stale
         self.engine_state = engine.state
+        self.devices: DeviceReport | None = None  # None until the engine first answers
         engine.sig_state_changed.connect(self._on_engine_state)
 
     def function_info(self, name: str | None = None) -> FunctionInfo | None:
@@ -98,6 +102,12 @@ class Session(QObject):
         self.source_failure = reply
         self.trace_is_current = False
         self.sig_source_failed.emit(reply)
+
+    def set_devices(self, report: DeviceReport) -> None:
+        """The engine's devices: panels offer them (timing per device, sharded k-means)."""
+        if report != self.devices:
+            self.devices = report
+            self.sig_devices_changed.emit(report)
 
     def _on_engine_state(self, state: str) -> None:
         self.engine_state = state

@@ -10,8 +10,9 @@ kernel restarted and the editor source reloaded). The points measured so far
 stay on the chart. Stop also cancels the other panels' requests in flight; they
 ask again on their next change.
 
-The panel follows the session's loaded functions and current call; it asks the
-engine for nothing but measurements. The exports reuse the api's pure-data
+The panel follows the session's loaded functions, current call and devices
+(every device of every backend: "all", each platform, each device); it asks
+the engine for nothing but measurements. The exports reuse the api's pure-data
 conversion (``api.timing_report``), so the JSON is exactly what ``workbench
 time --format json`` prints.
 """
@@ -23,7 +24,7 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import Any, TypedDict
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -47,7 +48,8 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.api import messages as p
-from workbench.api.choices import MODES, DeviceChoice
+from workbench.api.choices import DEVICE_CHOICES, MODES
+from workbench.api.devices import DeviceReport
 from workbench.api.messages import reply_text
 from workbench.api.timing import SweepPoint, TimingConfig, TimingReport
 from workbench.api.timing_report import (
@@ -210,7 +212,9 @@ class TimingPanel(Panel):
         self._build()
         session.sig_functions_changed.connect(self._on_session_changed)
         session.sig_call_changed.connect(self._on_session_changed)
+        session.sig_devices_changed.connect(self._fill_devices)
         self._on_session_changed()
+        self._fill_devices(session.devices)
 
     # ------------------------------------------------------------------ building
 
@@ -226,9 +230,7 @@ class TimingPanel(Panel):
         self.args_edit.setPlaceholderText("f32[1000000]  (or f32[N] with a sweep)")
         self.devices_choice = QComboBox()
         self.devices_choice.setObjectName("timingDevices")
-        self.devices_choice.setToolTip(
-            "which devices to time on: every device JAX sees, or one kind")
-        self.devices_choice.addItems(["all", "cpu", "gpu", "tpu"])
+        self._fill_devices(None)
         self.eager_box = QCheckBox("eager")
         self.eager_box.setObjectName("timingEager")
         self.eager_box.setToolTip(
@@ -418,7 +420,7 @@ class TimingPanel(Panel):
             self._set_message(problem)
             return
         baseline = self.baseline_choice.currentText()
-        devices = cast(DeviceChoice, self.devices_choice.currentText())
+        devices = self.devices_choice.currentText()
         request = p.Time(name=name, args=args, devices=devices,
                          modes=modes, baseline=None if baseline == NO_BASELINE else baseline,
                          sweep=self.sweep_edit.text().strip() or None, config=self.config())
@@ -572,6 +574,40 @@ class TimingPanel(Panel):
                 combo.setCurrentText(keep)
             combo.blockSignals(False)
         self.follow_current()
+
+    def _fill_devices(self, report: DeviceReport | None) -> None:
+        """Offer every device the engine has: all of them, each platform, each device (the
+        named choices until the engine has listed its devices)."""
+        combo = self.devices_choice
+        chosen = combo.currentText()
+        combo.blockSignals(True)
+        combo.clear()
+        if report is None:
+            combo.addItems(list(DEVICE_CHOICES))
+            combo.setToolTip("which devices to time on: every device JAX sees, or one kind")
+        else:
+            names = [d.name for d in report.devices]
+            platforms = list(dict.fromkeys(d.platform for d in report.devices))
+            combo.addItem("all")
+            combo.setItemData(0, f"every device: {', '.join(names)}", Qt.ItemDataRole.ToolTipRole)
+            for platform in platforms:
+                mine = [d.name for d in report.devices if d.platform == platform]
+                combo.addItem(platform)
+                combo.setItemData(combo.count() - 1, f"the {platform} devices: {', '.join(mine)}",
+                                  Qt.ItemDataRole.ToolTipRole)
+            for d in report.devices:
+                combo.addItem(d.name)
+                combo.setItemData(combo.count() - 1, f"{d.name}: {d.kind}",
+                                  Qt.ItemDataRole.ToolTipRole)
+            combo.setToolTip(f"which devices to time on; the engine has {len(names)}: "
+                             + ", ".join(f"{d.name} ({d.kind})" for d in report.devices))
+        index = combo.findText(chosen)
+        combo.setCurrentIndex(max(index, 0))
+        combo.blockSignals(False)
+
+    def device_choices(self) -> list[str]:
+        """The choices the devices box offers, in order."""
+        return [self.devices_choice.itemText(i) for i in range(self.devices_choice.count())]
 
     def _on_event(self, event: p.Event) -> None:
         if not isinstance(event, p.Progress):

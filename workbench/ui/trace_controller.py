@@ -159,6 +159,7 @@ class TraceController(QObject):
     def _on_devices(self, reply: p.Reply) -> None:
         report = p.result_value(reply, DeviceReport)
         if report is not None:
+            self.session.set_devices(report)
             self.sig_devices.emit(report)
 
     def _fail(self, reply: p.Reply) -> None:

@@ -65,8 +65,10 @@ def run_demo(
     centroids: np.ndarray | None = None,
     max_iter: int = 100,
     tol: float = 1e-5,
+    devices: str | None = None,
 ) -> KMeansDemo:
-    """Data, initial centroids (a method, or ``centroids`` placed by clicking) and the run."""
+    """Data, initial centroids (a method, or ``centroids`` placed by clicking) and the run
+    (sharded over ``devices`` when given, as ``run_kmeans``)."""
     from workbench.engine.kmeans import init_centroids, run_kmeans
 
     _check_size(n, blob_k or k, max_iter)
@@ -83,6 +85,6 @@ def run_demo(
         c0 = init_centroids(points, None, np.asarray(centroids, dtype=np.float32), seed)
     else:
         c0 = init_centroids(points, k, init, seed)
-    run = run_kmeans(points, c0, max_iter=max_iter, tol=tol)
+    run = run_kmeans(points, c0, max_iter=max_iter, tol=tol, devices=devices)
     xy = np.ascontiguousarray(points[:, :2], dtype=np.float32)
     return KMeansDemo(xy, source, c0, run)

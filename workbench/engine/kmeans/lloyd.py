@@ -28,10 +28,18 @@ added at the end. At N=1e6 the final centroids are then within 3e-6 of a
 float64 Lloyd with identical labels (scikit-learn's float32: 1e-4, 5 labels
 off). Lanes also break the chain of dependent adds into one accumulator
 when the data are sorted by cluster (4x faster then).
+
+Sharded over devices (``sharded.py``), the same code runs on each device's
+rows inside ``jax.shard_map`` with a ``Shard``: the assignment and the scatter
+stay local, and what sums over points (the data mean, the [P, K, W] cluster
+sums, the mean distance) is added across devices with one ``lax.psum`` each.
+Without a ``Shard`` nothing here changes: the one-device run traces to the
+same program as before sharding existed.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -53,6 +61,33 @@ MAX_CELLS = 1 << 16
 # Points per block: at least 2**16 (at N=1e6, blocks of 2**20 drifted off the
 # float64 trajectory, 2**14 cost more); at most 2**23 keeps counts exact.
 MIN_BLOCK_LOG2, MAX_BLOCK_LOG2 = 16, 23
+
+
+class Shard(NamedTuple):
+    """This device's rows in a sharded run: sums over points end in ``lax.psum(axis)``.
+
+    ``n`` counts the points on all devices; the rows here may end in padding (the
+    points are padded to a multiple of the devices), which ``valid`` masks out.
+    """
+
+    axis: str
+    n: int
+    valid: jax.Array | None  # bool per local row; None when nothing is padding
+
+    @classmethod
+    def of(cls, axis: str, n: int, rows: int, devices: int) -> Shard:
+        """Inside ``shard_map``: this device holds global rows [index * rows, ...)."""
+        if rows * devices == n:
+            return cls(axis, n, None)
+        first = lax.axis_index(axis).astype(jnp.int32) * rows
+        return cls(axis, n, first + jnp.arange(rows, dtype=jnp.int32) < n)
+
+    def total(self, per_row: jax.Array) -> jax.Array:
+        """The sum over every real point on every device of ``per_row`` ([rows, ...])."""
+        if self.valid is not None:
+            mask = self.valid.reshape(self.valid.shape + (1,) * (per_row.ndim - 1))
+            per_row = jnp.where(mask, per_row, 0)
+        return lax.psum(jnp.sum(per_row, axis=0), self.axis)
 
 
 def label_dtype(k: int) -> np.dtype:
@@ -108,16 +143,22 @@ def columns(x: jax.Array) -> tuple[jax.Array, ...]:
     return tuple(x[:, j] for j in range(x.shape[1]))
 
 
-def scatter_operand(x: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """The [N, W] operand [x - mean, 1, |x - mean|^2, 0...] and the mean it is centred on."""
+def scatter_operand(x: jax.Array, shard: Shard | None = None) -> tuple[jax.Array, jax.Array]:
+    """The [N, W] operand [x - mean, 1, |x - mean|^2, 0...] and the mean it is centred on.
+
+    Sharded, the mean is of all the points and padding rows are all zero (no count).
+    """
     n, d = x.shape
-    mu = jnp.mean(x, axis=0)
+    mu = jnp.mean(x, axis=0) if shard is None else shard.total(x) / shard.n
     xc = x - mu
     parts = [xc, jnp.ones((n, 1), x.dtype), jnp.sum(xc * xc, axis=1, keepdims=True)]
     pad = operand_width(d) - d - 2
     if pad:
         parts.append(jnp.zeros((n, pad), x.dtype))
-    return jnp.concatenate(parts, axis=1), mu
+    z = jnp.concatenate(parts, axis=1)
+    if shard is not None and shard.valid is not None:
+        z = jnp.where(shard.valid[:, None], z, 0)
+    return z, mu
 
 
 def assign(cols: Sequence[jax.Array], c: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -173,7 +214,8 @@ def assign_labels(cols: Sequence[jax.Array], c: jax.Array) -> jax.Array:
     return assign(cols, c)[0].astype(label_dtype(c.shape[0]))
 
 
-def assign_with_distance(cols: Sequence[jax.Array], c: jax.Array) -> tuple[jax.Array, jax.Array]:
+def assign_with_distance(cols: Sequence[jax.Array], c: jax.Array,
+                         shard: Shard | None = None) -> tuple[jax.Array, jax.Array]:
     """Labels (as ``assign_labels``) and the mean Euclidean distance to the nearest centroid.
 
     The mean distance is the k-means tutorial's distortion. A plain float32
@@ -181,7 +223,10 @@ def assign_with_distance(cols: Sequence[jax.Array], c: jax.Array) -> tuple[jax.A
     within 1e-8 of float64).
     """
     lab, best = assign(cols, c)
-    return lab.astype(label_dtype(c.shape[0])), jnp.sum(jnp.sqrt(best)) / best.shape[0]
+    labels = lab.astype(label_dtype(c.shape[0]))
+    if shard is None:
+        return labels, jnp.sum(jnp.sqrt(best)) / best.shape[0]
+    return labels, shard.total(jnp.sqrt(best)) / shard.n
 
 
 class Stats(NamedTuple):
@@ -193,18 +238,23 @@ class Stats(NamedTuple):
     changed: jax.Array | None  # points whose label changed (None without pairs)
 
 
-def tally(z: jax.Array, mu: jax.Array, ids: jax.Array, c: jax.Array) -> Stats:
+def tally(z: jax.Array, mu: jax.Array, ids: jax.Array, c: jax.Array,
+          shard: Shard | None = None) -> Stats:
     """Per-cluster sums of [x - mean, 1, |x - mean|^2] and what follows from them.
 
     The distortion comes from the same sums: sum |x - c|^2 over a cluster is
     Q - 2 (c - mean).S + n |c - mean|^2, so no second pass over the points.
+    Sharded, each device sums its rows and the [P, K, W] sums are added across
+    devices: the only per-iteration all-reduce of a sharded run besides scalars.
     """
     k, d = c.shape
-    n = z.shape[0]
-    lay = Layout.of(n, k)
+    lay = Layout.of(z.shape[0], k)
+    n = z.shape[0] if shard is None else shard.n
     p = k if lay.pairs else 1
     s = jax.ops.segment_sum(z, ids, lay.cells)
     s = s.reshape(lay.blocks, p, k, lay.lanes, -1).sum(axis=(0, 3))  # [P, K, W]
+    if shard is not None:
+        s = lax.psum(s, shard.axis)
     changed = None
     if lay.pairs:
         stay = jnp.trace(s[:, :, d])
@@ -232,7 +282,15 @@ class History(NamedTuple):
     counts: jax.Array  # [max_iter + 1, K]
 
 
-def run(x: jax.Array, c0: jax.Array, tol: jax.Array, max_iter: int, record_labels: bool) -> History:
+def _count_changed(lab: jax.Array, prev: jax.Array, shard: Shard | None) -> jax.Array:
+    """Points whose label differs from the last pass (where K is too large for pair cells)."""
+    if shard is None:
+        return jnp.sum(lab != prev, dtype=jnp.int32)
+    return shard.total((lab != prev).astype(jnp.int32))
+
+
+def run(x: jax.Array, c0: jax.Array, tol: jax.Array, max_iter: int, record_labels: bool,
+        shard: Shard | None = None) -> History:
     """The whole Lloyd run in one ``lax.while_loop`` writing into preallocated history.
 
     Pass i assigns the points to c_i (labels_i, distortion d_i) and computes
@@ -240,25 +298,32 @@ def run(x: jax.Array, c0: jax.Array, tol: jax.Array, max_iter: int, record_label
     changed (a fixed point) or, for tol > 0, d_{i-1} - d_i <= tol; or when
     i == max_iter. A negative tol never converges. c_{i+1} of the last pass
     is discarded so that every recorded frame (c_i, labels_i, d_i) agrees.
+
+    With a ``shard``, ``x`` is this device's rows and the labels recorded are
+    theirs; every other part of the history comes out the same on every device.
     """
-    n = x.shape[0]
+    rows_here = x.shape[0]
+    n = rows_here if shard is None else shard.n
     k, d = c0.shape
     ldt = label_dtype(k)
     cols = columns(x)
-    z, mu = scatter_operand(x)
+    z, mu = scatter_operand(x, shard)
     rows = max_iter + 1
     hist = History(
         passes=jnp.int32(0),
         converged=jnp.bool_(False),
         centroids=jnp.zeros((rows, k, d), x.dtype).at[0].set(c0),
-        labels=jnp.zeros((rows if record_labels else 0, n), ldt),
+        labels=jnp.zeros((rows if record_labels else 0, rows_here), ldt),
         inertia_mean=jnp.zeros((rows,), x.dtype),
         mean_distance=jnp.zeros((rows,), x.dtype),
         changed=jnp.zeros((rows,), jnp.int32),
         counts=jnp.zeros((rows, k), jnp.int32),
     )
-    init = (c0, jnp.zeros((n,), ldt), jnp.array(jnp.inf, x.dtype), jnp.bool_(False), hist)
-    lay = Layout.of(n, k)
+    init = (c0, jnp.zeros((rows_here,), ldt), jnp.array(jnp.inf, x.dtype), jnp.bool_(False),
+            hist)
+    lay = Layout.of(rows_here, k)
+    assign_fn = (assign_with_distance if shard is None
+                 else functools.partial(assign_with_distance, shard=shard))
 
     def cond(state):
         return jnp.logical_not(state[3])
@@ -270,11 +335,9 @@ def run(x: jax.Array, c0: jax.Array, tol: jax.Array, max_iter: int, record_label
         i = h.passes
         # A conditional's result is a buffer: this materialises the labels once
         # instead of letting XLA recompute the distances in every consumer.
-        lab, mean_dist = lax.cond(i >= 0, assign_with_distance, assign_with_distance, cols, c)
-        st = tally(z, mu, cell_ids(lab, prev_lab, lay), c)
-        changed = (
-            st.changed if st.changed is not None else jnp.sum(lab != prev_lab, dtype=jnp.int32)
-        )
+        lab, mean_dist = lax.cond(i >= 0, assign_fn, assign_fn, cols, c)
+        st = tally(z, mu, cell_ids(lab, prev_lab, lay), c, shard)
+        changed = st.changed if st.changed is not None else _count_changed(lab, prev_lab, shard)
         changed = jnp.where(i == 0, n, changed)
         dist = st.distortion
         # A fixed point (no label changed) is exact; the distortion test only

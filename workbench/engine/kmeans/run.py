@@ -51,6 +51,7 @@ def run_kmeans(
     max_iter: int = 100,
     tol: float = 1e-5,
     record_labels: bool = True,
+    devices: str | None = None,
 ) -> KMeansRun:
     """Lloyd's algorithm from ``centroids`` in one compiled call, with its full history.
 
@@ -58,9 +59,13 @@ def run_kmeans(
     when the mean squared distance (``inertia_mean``) drops by no more than
     ``tol`` (absolute); a negative tol runs all ``max_iter`` iterations.
     ``compile_s`` is 0 when an executable for these shapes was cached.
+    ``devices`` (``"all"``, a platform or devices, as ``--devices``) shards the
+    points over those devices (``sharded.py``); None runs on the default device.
     """
     import jax
     import jax.numpy as jnp
+
+    from workbench.engine.devices import device_name, mesh_devices
 
     x = validate_points(points)
     n, d = x.shape
@@ -69,9 +74,17 @@ def run_kmeans(
         raise UsageError(f"--max-iter must be between 0 and {MAX_ITER_LIMIT}, got {max_iter}")
     if math.isnan(tol):
         raise UsageError("--tol must be a number, got nan")
-    key = (n, d, c0.shape[0], int(max_iter), bool(record_labels))
-    compiled, compile_s = _compiled(key)
-    xj, cj, tj = jnp.asarray(x), jnp.asarray(c0), jnp.float32(tol)
+    if devices is None:
+        key = (n, d, c0.shape[0], int(max_iter), bool(record_labels))
+        compiled, compile_s = _compiled(key)
+        xj, cj, tj = jnp.asarray(x), jnp.asarray(c0), jnp.float32(tol)
+        used = list(xj.devices())
+    else:
+        from workbench.engine.kmeans import sharded
+
+        used = mesh_devices(devices)
+        compiled, compile_s, (xj, cj, tj) = sharded.prepare(
+            x, c0, tol, int(max_iter), bool(record_labels), used)
     jax.block_until_ready((xj, cj))
     t0 = time.perf_counter()
     h = jax.block_until_ready(compiled(xj, cj, tj))
@@ -79,6 +92,8 @@ def run_kmeans(
     frames = int(h.passes)
     iterations = frames - 1
     labels = np.asarray(h.labels)
+    if labels.shape[1] != n:  # the padding of a sharded run
+        labels = np.ascontiguousarray(labels[:, :n])
     if record_labels:
         labels = labels[:frames].copy() if frames < labels.shape[0] else labels
     return KMeansRun(
@@ -93,4 +108,5 @@ def run_kmeans(
         compile_s=compile_s,
         run_s=run_s,
         per_iter_s=run_s / max(iterations, 1),
+        devices=tuple(device_name(dv) for dv in used),
     )
