@@ -6,6 +6,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 
+# Where nvidia-smi lists a GPU, JAX's CUDA 12 build comes too (the cuda12 extra).
+CUDA      := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU [0-9]' && echo cuda12)
+comma     := ,
+WITH_CUDA := $(if $(CUDA),$(comma)$(CUDA))
+GPU_NOTE  := $(if $(CUDA),@echo "nvidia-smi lists a GPU: installing JAX for CUDA 12 (the cuda12 extra)")
+
 .PHONY: run test lint bench clean
 
 run: $(VENV)/.run-installed
@@ -33,15 +39,18 @@ $(VENV)/bin/python:
 	$(PIP) install --quiet --upgrade pip
 
 $(VENV)/.run-installed: pyproject.toml $(VENV)/bin/python
-	$(PIP) install --quiet -e .
+	$(GPU_NOTE)
+	$(PIP) install --quiet -e '.$(if $(CUDA),[$(CUDA)])'
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml $(VENV)/bin/python
-	$(PIP) install --quiet -e '.[test]'
+	$(GPU_NOTE)
+	$(PIP) install --quiet -e '.[test$(WITH_CUDA)]'
 	touch $@ $(VENV)/.run-installed
 
 $(VENV)/.bench-installed: pyproject.toml $(VENV)/bin/python
-	$(PIP) install --quiet -e '.[test,bench]'
+	$(GPU_NOTE)
+	$(PIP) install --quiet -e '.[test,bench$(WITH_CUDA)]'
 	touch $@ $(VENV)/.test-installed $(VENV)/.run-installed
 
 clean:

@@ -17,9 +17,18 @@ both) it prints, as medians of several interleaved runs:
   be <= 1e-4) and the number of labels that differ (must be 0), for ours and
   for sklearn.
 
-    .venv/bin/python benchmarks/kmeans_vs_sklearn.py [--repeats 15] [--sizes 1e5 1e6]
+Then ``workbench kmeans`` in-process (the command, in a child process started
+without the ``MALLOC_*`` variables, so its malloc tuning is the CLI's own
+``mallopt`` at start) vs the same run as a ``KMeans`` request to the engine
+kernel, at N = 1e6, D=2, K=8, 40 iterations (``--tol -1``), interleaved: per
+iteration each, and in-process / kernel (the target is <= 1.10). The kernel's
+figure is given for its first run (a fresh process, as the command always is)
+and its second (reusing the heap the first left, as every later run does).
 
-Both run in one process started with the engine kernel's environment
+    .venv/bin/python benchmarks/kmeans_vs_sklearn.py [--repeats 15] [--sizes 1e5 1e6]
+        [--parts sklearn cli]
+
+The scikit-learn part runs in one process started with the engine kernel's environment
 (``workbench.api.process_env``: glibc keeps freed blocks up to 1 GiB for
 reuse); the script re-executes itself with it when it is missing.
 """
@@ -27,8 +36,10 @@ reuse); the script re-executes itself with it when it is missing.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -112,11 +123,64 @@ def measure(n: int, repeats: int) -> dict:
     }
 
 
+CLI_N = 1_000_000
+CLI_ITERS = 40
+
+
+def cli_per_iter() -> float:
+    """``workbench kmeans`` in a fresh process without the kernel's malloc variables."""
+    env = {k: v for k, v in os.environ.items() if k not in MALLOC_TUNING}
+    run = subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "kmeans", "--blobs", str(CLI_N), "--k", str(K),
+         "--init", "random", "--seed", "0", "--max-iter", str(CLI_ITERS), "--tol", "-1",
+         "--format", "json"],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    return float(json.loads(run.stdout)["timing"]["per_iter_s"])
+
+
+def cli_vs_kernel(repeats: int) -> None:
+    """Per iteration of the same k-means run: the command in-process vs kernel requests.
+
+    Each repeat starts a kernel and sends the request twice: its first run, in a fresh
+    process like the command's, and a second that reuses the heap the first left.
+    """
+    from workbench.api import messages as p
+    from workbench.api.client import EngineClient
+
+    request = p.KMeans(dataset="blobs", n=CLI_N, k=K, seed=0, init="random",
+                       max_iter=CLI_ITERS, tol=-1.0)
+    cli, first, warm = [], [], []
+    for _ in range(repeats):
+        cli.append(cli_per_iter())
+        with EngineClient() as client:
+            for runs in (first, warm):
+                reply = client.call(request, timeout=300)
+                assert isinstance(reply, p.Result), reply
+                runs.append(float(reply.value.run.per_iter_s))
+    c, f, w = (statistics.median(v) for v in (cli, first, warm))
+    print(f"\n`workbench kmeans` in-process vs the engine kernel: N={CLI_N:,}, D=2, K={K}, "
+          f"{CLI_ITERS} iterations, medians of {repeats} interleaved runs\n")
+    print("| in-process ms/iter | kernel, first run | kernel, second run "
+          "| in-process / kernel second | in-process / kernel first |")
+    print("| ---: | ---: | ---: | ---: | ---: |")
+    print(f"| {c * 1e3:.3f} | {f * 1e3:.3f} | {w * 1e3:.3f} | {c / w:.2f} | {c / f:.2f} |",
+          flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--sizes", type=float, nargs="+", default=[1e5, 1e6])
+    ap.add_argument("--parts", nargs="+", choices=("sklearn", "cli"), default=["sklearn", "cli"])
     args = ap.parse_args()
+    if "sklearn" in args.parts:
+        sklearn_table(args)
+    if "cli" in args.parts:
+        cli_vs_kernel(max(5, args.repeats // 2))
+
+
+def sklearn_table(args: argparse.Namespace) -> None:
     print(
         f"jax {jax.__version__} on {jax.devices()[0].platform}, {os.cpu_count()} cores; "
         f"D=2, K={K}, blobs spread {SPREAD}, medians of {args.repeats}; "

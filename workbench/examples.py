@@ -4,9 +4,24 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "assets" / "examples"
+
+def find_assets() -> Path:
+    """The assets folder: inside the installed package (a wheel), else the repository's.
+
+    The wheel carries the top-level ``assets/`` as ``workbench/assets``
+    (pyproject.toml); a source checkout or an editable install has it beside the package.
+    """
+    packaged = resources.files("workbench") / "assets"
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged.resolve()
+    return Path(__file__).resolve().parents[1] / "assets"
+
+
+ASSETS_DIR = find_assets()
+EXAMPLES_DIR = ASSETS_DIR / "examples"
 
 
 @dataclass(frozen=True)

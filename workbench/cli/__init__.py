@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from workbench import __version__
 from workbench.api.errors import Explanation
+from workbench.api.process_env import tune_malloc
 
 SUBCOMMANDS: tuple[str, ...] = ("trace", "devices", "plot", "time", "kmeans")
 
@@ -99,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         return open_gui(args)
+    tune_malloc()  # the engine runs in this process: give it the kernel's malloc tuning
     try:
         return int(args.func(args) or 0)
     except WorkbenchError as exc:
