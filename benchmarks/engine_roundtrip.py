@@ -2,14 +2,27 @@
 
 Run: .venv/bin/python benchmarks/engine_roundtrip.py [--n 300]
 Targets: trivial request p50 < 5 ms through the kernel; cold start < 2 s.
+
+With ``--existing`` it also attaches to a kernel started apart, as ``workbench
+--existing FILE`` does, and prints its ping and trace-of-selu p50 beside the
+owned (ipc) kernel's, as ratios to their targets (< 3 ms and < 5 ms): without
+FILE it starts ``python -m workbench.engine.kernel -f FILE --ip 127.0.0.1``
+(loopback TCP); with FILE (and ``--ssh HOST``) it uses that kernel.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import signal
 import statistics
+import subprocess
+import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 from workbench.api import messages as p
 from workbench.api.client import EngineClient
@@ -36,9 +49,61 @@ def timed(fn, n: int) -> tuple[float, float]:
     return percentiles(samples)
 
 
+ATTACHED_TARGETS = {"ping": 0.003, "trace selu f32[1000]": 0.005}
+
+
+def start_tcp_kernel(folder: Path) -> tuple[subprocess.Popen, Path]:
+    """A kernel started apart on loopback TCP; returns once its connection file is written."""
+    conn = folder / "kernel.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench.engine.kernel", "-f", str(conn), "--ip", "127.0.0.1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if "hb_port" in json.loads(conn.read_text()):
+                return proc, conn
+        except (OSError, ValueError):
+            pass
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise SystemExit("the kernel did not start")
+
+
+def attached_rows(connection_file: str, ssh: str | None, n: int) -> list[tuple[str, tuple]]:
+    client = EngineClient(connection_file, ssh=ssh)
+    try:
+        first = client.call(p.Ping(), timeout=60)
+        assert isinstance(first, p.Result), first
+        client.call(p.LoadSource(source=SELU), timeout=60)
+        trace = p.Trace(name="selu", args="f32[1000]")
+        for _ in range(20):
+            client.call(trace)
+        return [("ping", timed(lambda: client.call(p.Ping()), n)),
+                ("trace selu f32[1000]", timed(lambda: client.call(trace), n))]
+    finally:
+        client.close()
+
+
+def print_attached(rows: list[tuple[str, tuple]], owned: dict[str, float], where: str) -> None:
+    print(f"\n| request | attached ({where}) p50 | p99 | owned ipc p50 | target | "
+          "p50 / target |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name, (p50, p99) in rows:
+        target = ATTACHED_TARGETS[name]
+        print(f"| {name} | {p50 * 1e3:.2f} ms | {p99 * 1e3:.2f} ms | {owned[name] * 1e3:.2f} ms "
+              f"| < {target * 1e3:.0f} ms | {p50 / target:.2f} "
+              f"{'ok' if p50 < target else 'MISSED'} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=300)
+    parser.add_argument("--existing", nargs="?", const="", metavar="FILE",
+                        help="also time a kernel attached by connection file (none given: one "
+                        "started here on loopback TCP)")
+    parser.add_argument("--ssh", metavar="HOST", help="with --existing FILE: through ssh HOST")
     args = parser.parse_args()
 
     start = time.perf_counter()
@@ -80,6 +145,20 @@ def main() -> None:
     print(f"\ntrivial request p50 {ping_p50 * 1e3:.2f} ms (target < 5 ms): "
           f"{'ok' if ping_p50 < 0.005 else 'MISSED'}; cold start {cold:.2f} s (target < 2 s): "
           f"{'ok' if cold < 2 else 'MISSED'}")
+    if args.existing is None:
+        return
+    owned = {name: kernel[0] for name, kernel, _ in rows}
+    if args.existing:
+        where = f"ssh {args.ssh}" if args.ssh else args.existing
+        print_attached(attached_rows(args.existing, args.ssh, args.n), owned, where)
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        proc, conn = start_tcp_kernel(Path(folder))
+        try:
+            print_attached(attached_rows(str(conn), None, args.n), owned, "loopback TCP")
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
 
 
 if __name__ == "__main__":

@@ -45,3 +45,24 @@ def engine(request):
         assert isinstance(rec.call(load), p.Result)
     yield rec
     rec.close()
+
+
+@pytest.fixture(scope="module")
+def tcp_kernel(tmp_path_factory):
+    """A workbench kernel started apart, on loopback TCP (``tests.attach_util.TcpKernel``), as
+    a teacher starts one on a GPU host; one per test module."""
+    from tests.attach_util import start_tcp_kernel
+
+    kernel = start_tcp_kernel(tmp_path_factory.mktemp("kernel"))
+    yield kernel
+    kernel.kill()
+
+
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory):
+    """An SSH server on 127.0.0.1 taking a throwaway key (``tests.attach_util.Sshd``); skipped
+    where ``sshd`` is not installed."""
+    from tests.attach_util import running_sshd
+
+    with running_sshd(tmp_path_factory.mktemp("sshd")) as server:
+        yield server

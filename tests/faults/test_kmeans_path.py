@@ -72,14 +72,14 @@ def test_files_up_to_the_limit_still_load(tmp_path):
 
 
 def test_given_centroids_file_must_be_a_small_regular_file(tmp_path):
-    from workbench.engine.kmeans.inits import _load_given
+    from workbench.engine.kmeans.inits import load_centroids
 
     fifo = tmp_path / "centroids.npy"
     os.mkfifo(fifo)
     with pytest.raises(UsageError, match="named pipe"):
-        _load_given(fifo)
+        load_centroids(fifo)
     big = tmp_path / "big.npy"
     with open(big, "wb") as fh:
         fh.truncate(2_000_000)
     with pytest.raises(UsageError, match="read up to 1 MB"):
-        _load_given(big)
+        load_centroids(big)

@@ -2,9 +2,13 @@
 
 ``EngineClient()`` starts ``python -m workbench.engine.kernel`` on ``transport="ipc"``
 in a private runtime folder (0700; connection file 0600): no TCP port is
-opened. ``EngineClient(connection_file=...)`` attaches to a kernel started
-elsewhere (a GPU host; see the README), which it can interrupt but not
-restart.
+opened. ``EngineClient(connection_file=..., ssh=...)`` attaches to a kernel
+started elsewhere (a GPU host; see the README), through an SSH tunnel if asked
+(``api.attach``). An attached kernel is interrupted through its control channel
+(``interrupt_request``: it may be on another machine); it is restarted only when
+the user asks (``restart()``: ``shutdown_request`` with ``restart: true``, which
+the workbench kernel answers by starting afresh on the same ports), and one
+that dies is reported, never restarted.
 
 All socket work happens on the client's own thread; ``request`` only queues.
 Callbacks (``on_reply``, ``on_event``, ``on_state``, ``on_notice``,
@@ -50,7 +54,7 @@ from jupyter_client.connect import write_connection_file
 from jupyter_client.launcher import launch_kernel
 from jupyter_client.session import Session
 
-from workbench.api import codec
+from workbench.api import attach, codec
 from workbench.api import messages as p
 from workbench.api.devices import DevicesQuiet
 from workbench.api.process_env import engine_env
@@ -60,6 +64,10 @@ HEARTBEAT_PERIOD_S = 0.5
 CRASH_WINDOW_S = 15.0  # a crash this soon after a reload, with no success since, is a loop
 LOG_LIMIT = 4 * 2**20  # bytes of kernel log on disk before it is rotated
 LOG_KEEP = 256 * 2**10  # bytes of the old log kept in kernel-N.log.1
+CONNECT_TIMEOUT_S = 5.0  # an attached kernel that answers nothing signed by then: wrong key
+RESTART_TIMEOUT_S = 60.0  # an attached kernel asked to restart must answer again within this
+SHUTDOWN_REPLY_WAIT_S = 2.0  # then reconnect even without the old process's shutdown_reply
+INFO_RESEND_S = 0.5  # an attached kernel's kernel_info_request, again until one answers
 
 
 class State(enum.StrEnum):
@@ -76,11 +84,13 @@ class State(enum.StrEnum):
 class Notice:
     """Something the user should read: ``kind`` is crashed, restarted, stopped, stop-failed,
     reload-failed, unresponsive, responding or dead; ``fault`` holds the engine's last words
-    (faulthandler output)."""
+    (faulthandler output). ``offer_restart``: Stop could not stop an attached kernel, and
+    ``restart()`` would (the user must choose it: its names are lost)."""
 
     kind: str
     message: str
     fault: str = ""
+    offer_restart: bool = False
 
 
 @dataclass
@@ -123,6 +133,8 @@ class EngineClient:
         self,
         connection_file: str | os.PathLike[str] | None = None,
         *,
+        ssh: str | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
         on_state: Callable[[State], None] | None = None,
         on_notice: Callable[[Notice], None] | None = None,
         on_output: Callable[[p.Output], None] | None = None,
@@ -140,6 +152,10 @@ class EngineClient:
         self.on_notice = on_notice
         self.on_output = on_output
         self.owned = connection_file is None
+        self.ssh = ssh
+        self.connect_timeout = connect_timeout
+        # How the window names the host of an attached kernel; None for our own.
+        self.host = None if self.owned else attach.host_label(connection_file, ssh)
         self.memory_limit = memory_limit
         self.output_limit = output_limit
         self.max_restarts = max_restarts
@@ -159,6 +175,7 @@ class EngineClient:
         self._ctx = zmq.Context()
         self._sockets: dict[str, zmq.Socket] = {}
         self._poller = zmq.Poller()
+        self._poller.register(self._wake_r, zmq.POLLIN)  # commands, even with no sockets yet
         self._proc: Any = None
         self._incarnation = 0
         self._log_file: Any = None
@@ -173,14 +190,15 @@ class EngineClient:
                                   key=secrets.token_hex(32).encode())
             os.chmod(self.connection_file, 0o600)
         else:
+            # Read (and tunnelled) on the I/O thread: a bad file or host becomes a dead engine
+            # with its reason, an ssh prompt never blocks the caller.
             self.runtime_dir = None
-            self.connection_file = Path(connection_file)  # type: ignore[arg-type]
-        import json
-
-        self._info = json.loads(Path(self.connection_file).read_text())
-        self._session = Session(key=self._info.get("key", "").encode(),
-                                signature_scheme=self._info.get("signature_scheme",
-                                                                "hmac-sha256"))
+            self.given_connection_file = Path(connection_file)  # type: ignore[arg-type]
+            self.connection_file = self.given_connection_file
+        self._info: dict[str, Any] = {}
+        self._session = Session(key=secrets.token_hex(16).encode())  # replaced by _use_info
+        if self.owned:
+            self._use_info(attach.read_connection_file(self.connection_file))
 
         # Everything below belongs to the I/O thread.
         self._pending: dict[str, _Pending] = {}
@@ -208,6 +226,14 @@ class EngineClient:
         self._reload_notice: Notice | None = None
         self._hb_sent: float | None = None
         self._hb_last = 0.0
+        self._hb_ever = False  # the heartbeat answered at least once since the last launch
+        self._heard = False  # a correctly signed message arrived: the key is right
+        self._dead_reason = ""
+        self._kernel_session = ""  # the kernel process's session id, from its messages
+        self._stale_session: str | None = None  # a restarted kernel's old one: ignored
+        self._restart_until: float | None = None  # an attached kernel restarting: back by then
+        self._shutdown_id: str | None = None  # our shutdown_request, its reply not yet seen
+        self._shutdown_sent_at = 0.0
         self._started = threading.Event()
 
         self._thread = threading.Thread(target=self._run, name="workbench-engine-client",
@@ -262,7 +288,11 @@ class EngineClient:
         self._call(self._do_stop)
 
     def restart(self) -> None:
-        """Restart the kernel now and load the editor source again (resets the crash count)."""
+        """Restart the kernel now and load the editor source again (resets the crash count).
+
+        An attached kernel is asked through its control channel (``shutdown_request``
+        with ``restart: true``); call this only when the user chose it.
+        """
         self._call(lambda: self._do_restart("restart requested", crash=False, manual=True))
 
     def close(self, timeout: float = 5.0) -> None:
@@ -358,6 +388,13 @@ class EngineClient:
         self._unresponsive = False
         self._probe_id = self._probe_msg = None
         self._answered_since_launch = False
+        self._hb_ever = False
+        if not self.owned:
+            try:
+                self._attach()
+            except attach.AttachError as exc:
+                self._die(str(exc))
+                return
         if self.owned:
             assert self.runtime_dir is not None
             self._incarnation += 1
@@ -383,6 +420,32 @@ class EngineClient:
         self._launched_at = time.monotonic()
         self._hb_last = time.monotonic()
         self._send_kernel_info()
+        if not self.owned:  # answered even while the shell is busy: proves the key
+            self._session.send(self._sockets["control"], "kernel_info_request", {})
+
+    def _use_info(self, info: dict[str, Any]) -> None:
+        self._info = info
+        self._session = Session(key=info["key"].encode(),
+                                signature_scheme=info.get("signature_scheme", "hmac-sha256"))
+
+    def _attach(self) -> None:
+        """Read the connection file and, with ``ssh``, tunnel to its ports (again after a
+        restart: jupyter_client's tunnels close with their last connection)."""
+        info = attach.read_connection_file(self.given_connection_file)
+        if self.ssh:
+            info = attach.tunnel(info, self.ssh)
+            if self.runtime_dir is None:
+                self.runtime_dir = Path(tempfile.mkdtemp(prefix="workbench-ssh-"))
+            self.connection_file = attach.write_tunnel_file(info, self.runtime_dir)
+        self._use_info(info)
+
+    def _die(self, reason: str, fault: str = "") -> None:
+        """The engine is gone for good (an attached kernel is never restarted on its own)."""
+        self._dead_reason = reason
+        self._restart_until = None
+        self._fail_all(p.EngineFailure, reason, fault)
+        self._set_state(State.DEAD)
+        self._notice("dead", reason, fault)
 
     def _url(self, channel: str) -> str:
         info = self._info
@@ -422,6 +485,7 @@ class EngineClient:
                 sock.recv(zmq.NOBLOCK)
                 self._hb_sent = None
                 self._hb_last = time.monotonic()
+                self._hb_ever = True
             return
         for _ in range(1000):  # bounded, so commands and death checks keep their turn
             try:
@@ -430,6 +494,13 @@ class EngineClient:
                 continue
             if msg is None:
                 return
+            self._heard = True
+            if name == "control" and msg["parent_header"].get("msg_id") == self._shutdown_id:
+                self._reconnect_after_restart()
+                return
+            session = msg["header"].get("session", "")
+            if self._stale_session is not None and session == self._stale_session:
+                continue  # the restarted kernel's old process, still answering
             if name == "iopub":
                 self._on_iopub(msg)
             elif name == "shell":
@@ -437,6 +508,7 @@ class EngineClient:
 
     def _on_shell(self, msg: dict[str, Any]) -> None:
         if msg["header"]["msg_type"] == "kernel_info_reply" and not self._ready:
+            self._kernel_session = msg["header"].get("session", "")
             self._got_info = True
             self._maybe_ready()
 
@@ -457,10 +529,8 @@ class EngineClient:
         elif kind == "comm_msg" and content.get("comm_id") == self._comm_id:
             self._on_comm(content.get("data"), msg.get("buffers") or [])
         elif kind == "comm_close" and content.get("comm_id") == self._comm_id:
-            self._fail_all(p.EngineFailure, "the kernel has no workbench engine")
-            self._set_state(State.DEAD)
-            self._notice("dead", "this kernel does not run the workbench engine "
-                         "(start it with python -m workbench.engine.kernel)")
+            self._die("this kernel does not run the workbench engine "
+                      "(start it with python -m workbench.engine.kernel)")
         else:
             self._maybe_ready()
 
@@ -471,6 +541,8 @@ class EngineClient:
             return
         self._ready = True
         self._ready_since = time.monotonic()
+        self._restart_until = None
+        self._stale_session = None
         self._session.send(self._sockets["shell"], "comm_open",
                            {"comm_id": self._comm_id, "target_name": p.COMM_TARGET, "data": {}})
         if self._incarnation > 1 or not self.owned:
@@ -506,7 +578,8 @@ class EngineClient:
     def _submit(self, pending: _Pending, data: dict[str, Any], buffers: list[Any]) -> None:
         rid = pending.request.id
         if self._state == State.DEAD:
-            self._emit(pending.on_reply, p.EngineFailure(rid, "the engine is not running"))
+            self._emit(pending.on_reply, p.EngineFailure(
+                rid, self._dead_reason or "the engine is not running"))
             return
         if pending.key is not None:
             old = self._latest.get(pending.key)
@@ -649,8 +722,10 @@ class EngineClient:
         if self.owned:
             self._do_restart(f"stopped; {why}", crash=False)
         else:
-            self._notice("stop-failed", f"the remote kernel did not stop ({why}); "
-                         "restart it on its host")
+            self._emit(self.on_notice, Notice(
+                "stop-failed", f"the kernel on {self.host} did not stop ({why}); "
+                "restarting it stops it, and loses the names defined in it",
+                offer_restart=True))
             self._refresh_state()
 
     def _tick(self) -> None:
@@ -664,6 +739,8 @@ class EngineClient:
             self._heartbeat(now)
             if self._state == State.DEAD:
                 return
+        if not self.owned and not self._ready and self._check_attaching(now):
+            return
         if not self._ready and self._got_info and now - self._info_sent_at > 0.2:
             self._send_kernel_info()  # iopub not subscribed yet: status messages prove it
         if self._interrupt_deadline is not None:
@@ -676,6 +753,25 @@ class EngineClient:
         if self.owned and self._log_file is not None:
             self._cap_log()
 
+    def _check_attaching(self, now: float) -> bool:
+        """An attached kernel not ready yet: resend, or give up with the reason; True if dead."""
+        if self._restart_until is not None:
+            if now > self._restart_until:
+                self._die(f"the kernel on {self.host} did not come back within "
+                          f"{RESTART_TIMEOUT_S:g} s of its restart; start it again on its host")
+                return True
+            if self._shutdown_id is not None:
+                if now - self._shutdown_sent_at > SHUTDOWN_REPLY_WAIT_S:
+                    self._reconnect_after_restart()
+                return False
+        elif not self._heard and now - self._launched_at > self.connect_timeout:
+            self._die(f"no answer from the kernel in {self.given_connection_file}: wrong key, "
+                      "or not a workbench kernel?")
+            return True
+        if not self._got_info and now - self._info_sent_at > INFO_RESEND_S:
+            self._send_kernel_info()  # the first may have gone to a process that is gone
+        return False
+
     def _heartbeat(self, now: float) -> None:
         if self._hb_sent is None and now - self._hb_last >= HEARTBEAT_PERIOD_S:
             with contextlib.suppress(zmq.ZMQError):
@@ -683,11 +779,15 @@ class EngineClient:
                 self._hb_sent = now
         silent = now - self._hb_last > self.heartbeat_timeout
         if not self.owned:
-            if silent:
-                self._fail_all(p.EngineFailure, "lost contact with the engine")
-                self._set_state(State.DEAD)
-                self._notice("dead", "lost contact with the remote kernel (no heartbeat for "
-                             f"{self.heartbeat_timeout:g} s); start it again and reconnect")
+            if silent and self._restart_until is None:
+                where = self._info.get("ip", "?")
+                if self._hb_ever or self._heard:
+                    self._die(f"lost contact with the kernel on {self.host} (no heartbeat for "
+                              f"{self.heartbeat_timeout:g} s): it died or the network is down; "
+                              "start it again on its host and reconnect")
+                else:
+                    self._die(f"nothing answers at {where} (the ports in "
+                              f"{self.given_connection_file}): is the kernel running?")
             return
         # Ours is alive (we would have seen it exit) but may be frozen: say so, keep it.
         if silent and not self._unresponsive:
@@ -750,9 +850,9 @@ class EngineClient:
 
     def _do_restart(self, reason: str, *, crash: bool, manual: bool = False) -> None:
         if not self.owned:
-            self._notice("stop-failed", "a kernel this workbench did not start cannot be "
-                         "restarted from here")
-            return
+            if manual:
+                self._restart_attached()
+            return  # never on our own: the kernel is not ours
         if manual:
             self._crashes_in_row = 0
         self._set_state(State.RESTARTING)
@@ -763,6 +863,35 @@ class EngineClient:
         self._kill()
         self.stats.restarts += 1
         self._reload_notice = Notice("restarted", "engine restarted")
+        self._launch()
+
+    def _restart_attached(self) -> None:
+        """Ask the attached kernel to restart itself; it comes back on the same ports."""
+        if self._state == State.DEAD:
+            self._notice("dead", f"the kernel on {self.host} cannot be restarted from here: "
+                         f"{self._dead_reason or 'it is gone'}")
+            return
+        if self._state == State.RESTARTING or not self._ready:
+            return
+        self._set_state(State.RESTARTING)
+        self._interrupt_deadline = None
+        self._reload_id = None
+        self._fail_all(p.Cancelled, "engine restarted (restart requested)")
+        msg = self._session.send(self._sockets["control"], "shutdown_request", {"restart": True})
+        assert msg is not None
+        self._shutdown_id = msg["header"]["msg_id"]
+        self._shutdown_sent_at = time.monotonic()
+        self._stale_session = self._kernel_session
+        self._restart_until = time.monotonic() + RESTART_TIMEOUT_S
+        self._ready = self._got_info = self._iopub_seen = False
+        self.stats.restarts += 1
+        self._reload_notice = Notice("restarted", f"the kernel on {self.host} restarted")
+
+    def _reconnect_after_restart(self) -> None:
+        """The old process answered the shutdown (or took too long): connect to the new one."""
+        if self._shutdown_id is None:
+            return
+        self._shutdown_id = None
         self._launch()
 
     def _kill(self) -> None:
@@ -776,6 +905,12 @@ class EngineClient:
                 proc.wait(5)
 
     def _shutdown(self) -> None:
+        if not self.owned and self._ready and self._state != State.DEAD:
+            # The kernel lives on: close our comm there, or its endpoint stays behind.
+            with contextlib.suppress(zmq.ZMQError):
+                self._session.send(self._sockets["shell"], "comm_close",
+                                   {"comm_id": self._comm_id, "data": {}})
+                self._sockets["shell"].close(linger=500)
         for sock in self._sockets.values():
             sock.close(linger=0)
         self._sockets = {}
@@ -790,8 +925,8 @@ class EngineClient:
                     self._kill()
             if self._log_file is not None:
                 self._log_file.close()
-            if self.runtime_dir is not None:
-                shutil.rmtree(self.runtime_dir, ignore_errors=True)
+        if self.runtime_dir is not None:
+            shutil.rmtree(self.runtime_dir, ignore_errors=True)
         self._fail_all(p.Cancelled, "engine closed")
         self._state = State.DEAD
         self._ctx.term()

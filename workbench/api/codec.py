@@ -40,7 +40,7 @@ class ProtocolError(ValueError):
 WIRE_TYPES: tuple[type, ...] = (
     # requests
     m.Ping, m.LoadSource, m.ListFunctions, m.Trace, m.Lower, m.Devices, m.SampleCurves,
-    m.CurvesAt, m.Hessian, m.KMeans, m.Time, m.WaitDevices,
+    m.CurvesAt, m.Hessian, m.KMeans, m.RunKMeans, m.Time, m.WaitDevices,
     # replies and events
     m.Result, m.UserCodeFailure, m.UsageFailure, m.Cancelled, m.EngineFailure, m.Progress,
     m.Output,

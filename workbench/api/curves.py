@@ -45,6 +45,7 @@ class Curves:
     # f also maps a vector to one number (f: R^n -> R), so its Hessian is a matrix worth a
     # heatmap; False for a function of one number (elementwise ones such as relu included).
     vector_to_scalar: bool = False
+    checks: tuple[DerivativeCheck, ...] = ()  # when asked: each derivative against differences
 
     @property
     def order(self) -> int:

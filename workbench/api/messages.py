@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from workbench.api.choices import Dataset, DemoInit, HloKind, Mode, Transform
+from workbench.api.choices import Dataset, DemoInit, HloKind, Init, Mode, Transform
 from workbench.api.curves import Curves, PointDerivatives, PointValues
 from workbench.api.devices import DeviceReport, DevicesQuiet
 from workbench.api.errors import Explanation
@@ -108,7 +108,10 @@ class WaitDevices(Request):
 
 @dataclass(frozen=True, kw_only=True)
 class SampleCurves(Request):
-    """f and its derivatives on [lo, hi]; the arrays come back as buffers."""
+    """f and its derivatives on [lo, hi]; the arrays come back as buffers.
+
+    ``check`` also compares each derivative with a central difference (``Curves.checks``).
+    """
 
     name: str
     order: int = 2
@@ -117,6 +120,7 @@ class SampleCurves(Request):
     points: int = 1000
     params: dict[str, float] | None = None
     wrt: str | None = None
+    check: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,6 +159,31 @@ class KMeans(Request):
     centroids: np.ndarray | None = None  # [K, 2] for init="given"
     max_iter: int = 100
     tol: float = 1e-5
+    devices: str | None = None  # None: one device; "all" (or a --devices spec): sharded
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunKMeans(Request):
+    """Lloyd's k-means as the ``kmeans`` command runs it: any N x D data, no animation limits.
+
+    The data is the tutorial's, blobs drawn in the engine, or ``points`` the
+    client read (a file on its own machine, which the engine may not see); the
+    start ``init`` or the client's ``centroids``. The reply is a ``KMeansDemo``
+    whose ``points`` are the first two columns when ``with_points`` (to draw
+    them), else empty.
+    """
+
+    dataset: Dataset = "tutorial"
+    points: np.ndarray | None = None  # dataset "file"
+    n: int = 0  # blobs
+    k: int | None = None
+    spread: float = 1.0
+    seed: int = 0
+    init: Init = "kmeans++"
+    centroids: np.ndarray | None = None  # given starting centroids: init is not used
+    max_iter: int = 100
+    tol: float = 1e-5
+    with_points: bool = False
     devices: str | None = None  # None: one device; "all" (or a --devices spec): sharded
 
 

@@ -1,7 +1,9 @@
 """The ``workbench`` command: the GUI by default, headless sub-commands for scripts and CI.
 
 Each sub-command lives in its own module with ``register(subparsers)``; the
-engine runs in-process here (no kernel).
+engine runs in-process here (no kernel), or, with ``--existing FILE [--ssh
+HOST]``, in that kernel (``cli.runner``). ``workbench --existing FILE`` opens the
+window on that kernel.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from workbench import __version__
 from workbench.api.errors import Explanation
 from workbench.api.process_env import tune_malloc
+from workbench.cli.runner import add_engine_options
 
 SUBCOMMANDS: tuple[str, ...] = ("trace", "devices", "plot", "time", "kmeans")
 
@@ -34,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
     parser.add_argument("--open", metavar="FILE", help="open FILE in the window")
+    add_engine_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in SUBCOMMANDS:
         importlib.import_module(f"workbench.cli.{name}_cmd").register(sub)
@@ -89,6 +93,9 @@ def report_error(exc: BaseException, prog: str = "workbench") -> int:
         return exc.exit_code
     if isinstance(exc, WorkbenchError):
         print(f"{prog}: error: {exc.message}", file=sys.stderr)
+        fault = getattr(exc, "fault", "")  # an engine's last words, or our own traceback
+        if fault:
+            print(_indented(fault.rstrip(), "  "), file=sys.stderr)
         return exc.exit_code
     raise exc
 
@@ -99,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
+        if getattr(args, "ssh", None) and not getattr(args, "existing", None):
+            parser.error("--ssh needs --existing FILE (the kernel's connection file)")
         return open_gui(args)
     tune_malloc()  # the engine runs in this process: give it the kernel's malloc tuning
     try:

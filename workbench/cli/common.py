@@ -8,16 +8,13 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from workbench.api.limits import MAX_SOURCE_BYTES, source_too_big
 from workbench.api.printed import Printed
 from workbench.engine.errors import UsageError
 from workbench.engine.printed import PrintedCapture
 from workbench.engine.userfiles import read_regular_file
-
-if TYPE_CHECKING:
-    from workbench.engine.source import LoadedSource
 
 
 def read_user_file(path: str) -> tuple[str, str]:
@@ -40,13 +37,6 @@ def read_user_file(path: str) -> tuple[str, str]:
     return text, str(p.resolve())
 
 
-def load_user_file(path: str) -> LoadedSource:  # engine imported lazily: jax is slow
-    from workbench.engine.source import load_source
-
-    text, filename = read_user_file(path)
-    return load_source(text, filename)
-
-
 class UserOutput:
     """What the user's code prints during one command, kept off the command's stdout.
 
@@ -58,6 +48,7 @@ class UserOutput:
 
     def __init__(self) -> None:
         self._capture = PrintedCapture()
+        self._dropped_elsewhere = 0  # cut by an attached kernel before it reached us
         self._reported = False
 
     @contextmanager
@@ -70,8 +61,19 @@ class UserOutput:
             self.to_stderr()
             raise
 
+    def write(self, text: str) -> None:
+        """Text an attached kernel reports the code printed (in-process, ``running`` catches it)."""
+        self._capture.write(text)
+
+    def add_dropped(self, count: int) -> None:
+        """Characters an attached kernel already cut from what the code printed."""
+        self._dropped_elsewhere += count
+
     def result(self) -> Printed:
-        return self._capture.result()
+        printed = self._capture.result()
+        if not self._dropped_elsewhere:
+            return printed
+        return Printed(printed.text, printed.dropped + self._dropped_elsewhere)
 
     def to_stderr(self) -> None:
         """Write the text (with a note if it was capped) on stderr, once."""

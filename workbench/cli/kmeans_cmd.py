@@ -12,11 +12,14 @@ import argparse
 import json
 import math
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
-from workbench.api.choices import INITS
-from workbench.api.kmeans import KMeansRun
+from workbench.api import messages as m
+from workbench.api.choices import INITS, Dataset, Init
+from workbench.api.kmeans import KMeansDemo, KMeansRun
+from workbench.cli.runner import add_engine_options, open_engine
 from workbench.engine.errors import UsageError
 
 
@@ -66,23 +69,27 @@ def register(sub: argparse._SubParsersAction) -> None:
         "-o", "--output", metavar="RUN.gif|FOLDER",
         help="draw every iteration off screen: an animated GIF, or numbered PNGs in a folder",
     )
+    add_engine_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.engine.kmeans import TUTORIAL_K, init_centroids, run_kmeans
-    from workbench.engine.kmeans.demo import make_points
+    from workbench.engine.kmeans import TUTORIAL_K, load_points
+    from workbench.engine.kmeans.inits import load_centroids
 
     k = args.k
+    # A file is read here, on the machine the command runs on, and its data sent.
+    points = None
+    dataset: Dataset
     if args.blobs is not None:
         if k is None:
             raise UsageError("--blobs needs --k")
-        points, _ = make_points("blobs", args.blobs, k, args.spread, args.seed)
+        dataset = "blobs"
         source = f"{args.blobs} points in {k} blobs (spread {args.spread:g}, seed {args.seed})"
     elif args.data is not None:
-        points, source = make_points("file", path=args.data)
+        dataset, points, source = "file", load_points(args.data), args.data
     else:
-        points, source = make_points("tutorial")
+        dataset, source = "tutorial", "the tutorial's points"
         if k is None and not args.init.lower().endswith(".npy"):
             k = TUTORIAL_K
     if args.labels_out is not None and not args.labels_out.lower().endswith(".npy"):
@@ -90,13 +97,20 @@ def run(args: argparse.Namespace) -> int:
     if math.isnan(args.tol):
         raise UsageError("--tol must be a number, got nan")
     init = args.init
-    method = init if init in INITS else Path(init)
-    c0 = init_centroids(points, k, method, seed=args.seed)
-    result = run_kmeans(points, c0, max_iter=args.max_iter, tol=args.tol, devices=args.devices)
+    given = init not in INITS
+    request = m.RunKMeans(
+        dataset=dataset, points=points, n=args.blobs or 0, k=k, spread=args.spread,
+        seed=args.seed, init=INITS[0] if given else cast(Init, init),
+        centroids=load_centroids(init) if given else None,
+        max_iter=args.max_iter, tol=args.tol, with_points=args.output is not None,
+        devices=args.devices)
+    with open_engine(args) as engine:
+        demo = engine.call(request, KMeansDemo)
+    result = demo.run
     if args.labels_out is not None:
         _save_labels(Path(args.labels_out), result.final_labels)
     if args.output is not None:
-        _draw(Path(args.output), points, result)
+        _draw(Path(args.output), demo.points, result)
     if args.format == "json":
         print(json.dumps(to_json(result)))
     else:

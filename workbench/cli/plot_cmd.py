@@ -12,7 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from workbench.cli.common import UserOutput, load_user_file
+from workbench.api import messages as m
+from workbench.api.curves import Curves
+from workbench.cli.common import UserOutput, read_user_file
+from workbench.cli.runner import add_engine_options, open_engine
 from workbench.engine.errors import UsageError
 
 
@@ -43,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "--overlay sigmoid --overlay relu")
     p.add_argument("--size", default="900x600", metavar="WxH",
                    help="with -o: the image size in pixels (default 900x600)")
+    add_engine_options(p)
     p.set_defaults(func=run)
 
 
@@ -185,19 +189,22 @@ def write_image(all_curves: list[Any], path: str, size: tuple[int, int]) -> Path
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.engine.curves import check_derivatives, sample_curves
-
     image = _image_options(args)
     lo, hi = args.range_
     output = UserOutput()
-    with output.running():
-        loaded = load_user_file(args.file)
-        curves = sample_curves(loaded, args.function, order=args.order, lo=lo, hi=hi,
-                               points=args.points, params=parse_params(args.param),
-                               wrt=args.wrt)
-        overlays = [sample_curves(loaded, name, order=args.order, lo=lo, hi=hi,
-                                  points=args.points) for name in args.overlay]
-        checks = check_derivatives(loaded, curves) if args.check and image is None else ()
+    params = parse_params(args.param)
+    source, filename = read_user_file(args.file)
+    with open_engine(args) as engine:
+        engine.call(m.LoadSource(source=source, filename=filename), m.Functions, output=output)
+        curves = engine.call(
+            m.SampleCurves(name=args.function, order=args.order, lo=lo, hi=hi,
+                           points=args.points, params=params, wrt=args.wrt,
+                           check=args.check and image is None),
+            Curves, output=output)
+        overlays = [engine.call(m.SampleCurves(name=name, order=args.order, lo=lo, hi=hi,
+                                               points=args.points), Curves, output=output)
+                    for name in args.overlay]
+    checks = curves.checks
     if args.format == "json" and image is None:
         json.dump({**to_dict(curves, checks), **output.json_fields()}, sys.stdout,
                   allow_nan=False)

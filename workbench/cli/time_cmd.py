@@ -8,9 +8,12 @@ import math
 import sys
 from typing import Any
 
+from workbench.api import messages as m
 from workbench.api.choices import DEVICE_CHOICES, MODES
+from workbench.api.timing import TimingReport
 from workbench.api.timing_report import report_json
-from workbench.cli.common import UserOutput, load_user_file
+from workbench.cli.common import UserOutput, read_user_file
+from workbench.cli.runner import add_engine_options, open_engine
 from workbench.engine.errors import UsageError
 
 
@@ -42,6 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", type=float, default=3.0, metavar="SECONDS",
                    help="cap on one measurement (default 3 s)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_engine_options(p)
     p.set_defaults(func=run)
 
 
@@ -199,30 +203,30 @@ def _check_config(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.engine.timing import time_function
+    from workbench.engine.timing import check_modes
 
     config = _check_config(args)
+    modes = check_modes(args.modes.split(","))
     output = UserOutput()
-    with output.running():
-        loaded = load_user_file(args.file)
-    bar = _progress_bar(args.quiet)
+    source, filename = read_user_file(args.file)
+    with open_engine(args) as engine:
+        engine.call(m.LoadSource(source=source, filename=filename), m.Functions, output=output)
+        bar = _progress_bar(args.quiet)
 
-    def on_progress(event: Any) -> None:
-        if bar is not None:
-            bar.total = event.total
-            bar.set_description(event.label)
-            bar.update(event.done - bar.n)
+        def on_progress(event: m.Progress) -> None:
+            if bar is not None:
+                bar.total = event.total
+                bar.set_description(event.message)
+                bar.update(event.done - bar.n)
 
-    try:
-        with output.running():
-            report = time_function(
-                loaded, args.function, args.args, devices=args.devices,
-                modes=args.modes.split(","), baseline=args.baseline, sweep=args.sweep,
-                config=config, on_progress=on_progress,
-            )
-    finally:
-        if bar is not None:
-            bar.close()
+        try:
+            report = engine.call(
+                m.Time(name=args.function, args=args.args, devices=args.devices, modes=modes,
+                       baseline=args.baseline, sweep=args.sweep, config=config),
+                TimingReport, output=output, on_progress=on_progress)
+        finally:
+            if bar is not None:
+                bar.close()
     if args.format == "json":
         print(json.dumps({**report_json(report), **output.json_fields()}))
     else:

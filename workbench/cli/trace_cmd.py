@@ -6,9 +6,12 @@ import argparse
 import json
 import sys
 
+from workbench.api import messages as m
 from workbench.api.choices import HLO_KINDS, TRANSFORMS
+from workbench.api.jaxpr import TraceResult
 from workbench.api.lowering import LoweringResult
-from workbench.cli.common import UserOutput, load_user_file
+from workbench.cli.common import UserOutput, read_user_file
+from workbench.cli.runner import add_engine_options, open_engine
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,28 +33,30 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also print the StableHLO or the compiled HLO")
     p.add_argument("--cost", action="store_true",
                    help="also print XLA's cost and memory estimates")
+    add_engine_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from workbench.engine.errors import UsageError
-    from workbench.engine.trace import format_tree, trace_function, trace_to_json
+    from workbench.engine.trace import format_tree, trace_to_json
 
     for t in args.transform:
         if t not in TRANSFORMS:
             raise UsageError(f"unknown transform {t!r} (known: {', '.join(TRANSFORMS)})")
     output = UserOutput()
-    with output.running():
-        loaded = load_user_file(args.file)
-        result = trace_function(loaded, args.function, args.args, args.transform)
+    source, filename = read_user_file(args.file)
+    transforms = tuple(args.transform)
+    with open_engine(args) as engine:
+        engine.call(m.LoadSource(source=source, filename=filename), m.Functions, output=output)
+        result = engine.call(m.Trace(name=args.function, args=args.args, transforms=transforms),
+                             TraceResult, output=output)
         lowering = None
         if args.hlo or args.cost:
-            from workbench.engine.lowering import lower_function
-
-            lowering = lower_function(
-                loaded, args.function, args.args, args.transform,
-                hlo=args.hlo or "stablehlo", cost=args.cost,
-            )
+            lowering = engine.call(
+                m.Lower(name=args.function, args=args.args, transforms=transforms,
+                        hlo=args.hlo or "stablehlo", cost=args.cost),
+                LoweringResult, output=output)
 
     if args.format == "json":
         out = trace_to_json(result)

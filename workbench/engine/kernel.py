@@ -2,14 +2,23 @@
 
 Run as ``python -m workbench.engine.kernel -f CONNECTION_FILE [options]``; every
 option ipykernel knows (``--transport``, ``--ip``, ...) passes through. The
-client starts it with an ``ipc`` connection file. Requests arrive as comm
-messages on ``messages.COMM_TARGET`` and run on the kernel's main thread in
-the console's user namespace, so Stop (SIGINT) reaches them.
+client starts it with an ``ipc`` connection file. On a GPU host, started by
+hand for ``workbench --existing FILE --ssh HOST``, it listens on TCP (``--ip
+127.0.0.1``: loopback only, reached through the SSH tunnel) and writes FILE if
+it does not exist. Requests arrive as comm messages on ``messages.COMM_TARGET``
+and run on the kernel's main thread in the console's user namespace, so Stop
+(SIGINT, or an ``interrupt_request`` from another machine) reaches them.
+
+A ``shutdown_request`` with ``restart: true`` (what an attached window sends
+when the user asks to restart a kernel that Stop could not stop) makes the
+process start afresh with its own command line, on the same ports and key:
+nothing else on that host would restart it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import faulthandler
 import glob
 import logging
@@ -313,15 +322,49 @@ def _best_effort_id(data: Any) -> str:
 # --------------------------------------------------------------------------- the kernel app
 
 
+RESTART_FLUSH_S = 0.2  # for the shutdown reply to leave before the process is replaced
+
+
+def restart_process() -> None:
+    """Replace this process with a fresh one of the same command line (same pid, same ports).
+
+    From the control thread, so a main thread stuck in a jitted computation (deaf
+    to SIGINT) is replaced too.
+    """
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        with contextlib.suppress(Exception):
+            stream.flush()  # type: ignore[union-attr]
+    time.sleep(RESTART_FLUSH_S)
+    os.execv(sys.executable, sys.orig_argv)
+
+
 def _make_app_class() -> type[IPKernelApp]:
     from ipykernel.iostream import IOPubThread
+    from ipykernel.ipkernel import IPythonKernel
     from ipykernel.kernelapp import IPKernelApp
-    from traitlets import Bool
+    from traitlets import Bool, Type
+
+    class WorkbenchKernel(IPythonKernel):
+        """IPythonKernel that restarts itself on ``shutdown_request(restart=True)``."""
+
+        async def shutdown_request(self, stream: Any, ident: Any, parent: Any) -> None:
+            if not parent.get("content", {}).get("restart"):
+                await super().shutdown_request(stream, ident, parent)
+                return
+            assert self.session is not None
+            # On the socket itself: the stream would send from this thread's event loop,
+            # which never turns again.
+            socket = getattr(stream, "socket", stream)
+            self.session.send(socket, "shutdown_reply", {"status": "ok", "restart": True},
+                              parent, ident=ident)
+            restart_process()
 
     class WorkbenchKernelApp(IPKernelApp):
         """IPKernelApp that opens no TCP port: no iopub pipe for forked children."""
 
         name = "workbench-kernel"
+        kernel_class = Type(  # type: ignore[assignment]  # a traitlet, as in IPKernelApp
+            WorkbenchKernel, klass="ipykernel.kernelbase.Kernel").tag(config=True)
         # fd-level capture would route a fatal error's last words through a pipe
         # that dies with the process; leave fd 2 on the launcher's log file.
         capture_fd_output = Bool(False).tag(config=True)
@@ -357,6 +400,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m workbench.engine.kernel",
         description="The workbench engine kernel (ipykernel options pass through, e.g. -f FILE).",
+        epilog="On a GPU host, for workbench --existing FILE --ssh HOST: "
+        "python -m workbench.engine.kernel -f ~/wb-kernel.json --ip 127.0.0.1 "
+        "(-f FILE: the connection file, written if it does not exist; --ip: the address to "
+        "listen on over TCP, loopback so that only the SSH tunnel reaches it; "
+        "--transport tcp|ipc).",
     )
     parser.add_argument("--memory-limit", default=os.environ.get("WORKBENCH_MEMORY_LIMIT", "auto"),
                         help="address-space limit: auto (75%% of RAM, off with an "

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -179,11 +179,15 @@ def _wait_devices(service: Service, request: p.WaitDevices, context: Context) ->
 
 @handles(p.SampleCurves)
 def _curves(service: Service, request: p.SampleCurves, context: Context) -> p.ResultValue:
-    from workbench.engine.curves import sample_curves
+    from workbench.engine.curves import check_derivatives, sample_curves
 
-    return sample_curves(service.require_loaded(), request.name, order=request.order,
-                         lo=request.lo, hi=request.hi, points=request.points,
-                         params=request.params, wrt=request.wrt)
+    loaded = service.require_loaded()
+    curves = sample_curves(loaded, request.name, order=request.order,
+                           lo=request.lo, hi=request.hi, points=request.points,
+                           params=request.params, wrt=request.wrt)
+    if request.check:
+        return replace(curves, checks=check_derivatives(loaded, curves))
+    return curves
 
 
 @handles(p.CurvesAt)
@@ -211,6 +215,18 @@ def _kmeans(service: Service, request: p.KMeans, context: Context) -> p.ResultVa
         blob_k=request.blob_k, spread=request.spread, seed=request.seed, path=request.path,
         init=request.init, centroids=request.centroids, max_iter=request.max_iter,
         tol=request.tol, devices=request.devices,
+    )
+
+
+@handles(p.RunKMeans)
+def _run_kmeans(service: Service, request: p.RunKMeans, context: Context) -> p.ResultValue:
+    from workbench.engine.kmeans.demo import run_headless
+
+    return run_headless(
+        request.dataset, points=request.points, n=request.n, k=request.k,
+        spread=request.spread, seed=request.seed, init=request.init,
+        centroids=request.centroids, max_iter=request.max_iter, tol=request.tol,
+        with_points=request.with_points, devices=request.devices,
     )
 
 

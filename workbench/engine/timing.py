@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.api.choices import MODES
+from workbench.api.choices import MODES, Mode
 from workbench.api.timing import (
     CompileSplit,
     DeviceTiming,
@@ -340,6 +340,16 @@ class _Run:
         return results, timings, points, False
 
 
+def check_modes(modes: Sequence[str]) -> tuple[Mode, ...]:
+    """The modes named, each once, in order; a UsageError for an unknown one or none."""
+    chosen = tuple(dict.fromkeys(m.strip() for m in modes if m.strip()))
+    unknown = [m for m in chosen if m not in MODES]
+    if unknown or not chosen:
+        raise UsageError(f"unknown mode(s) {', '.join(unknown) or '(none)'}; "
+                         f"choose from {', '.join(MODES)}")
+    return chosen  # type: ignore[return-value]  # each checked against MODES
+
+
 def time_function(
     loaded: LoadedSource,
     name: str,
@@ -360,13 +370,7 @@ def time_function(
     ``threading.Event`` or a callable) is checked between measurements.
     """
     specs = parse_args(args) if isinstance(args, str) else tuple(args)
-    if isinstance(modes, str):
-        modes = modes.split(",")
-    modes = tuple(dict.fromkeys(m.strip() for m in modes if m.strip()))
-    unknown = [m for m in modes if m not in MODES]
-    if unknown or not modes:
-        raise UsageError(f"unknown mode(s) {', '.join(unknown) or '(none)'}; "
-                         f"choose from {', '.join(MODES)}")
+    modes = check_modes(modes.split(",") if isinstance(modes, str) else modes)
     if isinstance(sweep, str):
         sweep = parse_sweep(sweep)
     holes = placeholders(specs)

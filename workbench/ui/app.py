@@ -30,9 +30,13 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     settings = Settings()
     apply_scheme(app, settings.theme)  # type: ignore[arg-type]
 
+    from workbench.ui.engine_bridge import EngineBridge
     from workbench.ui.main_window import MainWindow
 
-    window = MainWindow(getattr(args, "open", None), settings=settings)
+    existing = getattr(args, "existing", None)
+    engine = EngineBridge(connection_file=existing, ssh=getattr(args, "ssh", None)) \
+        if existing else None
+    window = MainWindow(getattr(args, "open", None), settings=settings, engine=engine)
     window.show()
     # Ctrl+C in the terminal closes the window the normal way (autosave marks a clean exit).
     signal.signal(signal.SIGINT, lambda *_: window.close())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -21,24 +22,25 @@ class ConsolePanel(QWidget):
         self._placeholder = QLabel("The console starts with the engine ...")
         self._layout.addWidget(self._placeholder)
         self.widget = None
-        self.kernel_client = None
+        self.kernel_client: Any = None
+        self.connection_file = ""
         self._scheme = "light"
 
     def connect_kernel(self, connection_file: str) -> None:
-        """Attach a console client to the kernel described by ``connection_file``."""
+        """Attach a console client to the kernel described by ``connection_file`` (again, when
+        it changed: an attached kernel restarted behind a new SSH tunnel)."""
         if self.widget is not None:
+            if connection_file != self.connection_file:
+                old, self.kernel_client = self.kernel_client, self._client(connection_file)
+                self.widget.kernel_client = self.kernel_client
+                self.connection_file = connection_file
+                if old is not None:
+                    old.stop_channels()
             return
-        from qtconsole.client import QtKernelClient
         from qtconsole.rich_jupyter_widget import RichJupyterWidget
 
-        client = QtKernelClient(connection_file=connection_file)
-        client.load_connection_file()
-        client.start_channels()
-        # The engine's own comm messages go past on iopub; the console has no comms of
-        # its own, so its comm manager must not warn "No such comm" for each of them.
-        quiet = logging.getLogger("workbench.console.comms")
-        quiet.setLevel(logging.ERROR)
-        client.comm_manager.log = quiet
+        client = self._client(connection_file)
+        self.connection_file = connection_file
         widget = RichJupyterWidget()
         widget.setObjectName("console")
         widget.kernel_client = client
@@ -51,6 +53,20 @@ class ConsolePanel(QWidget):
         self.widget = widget
         self.kernel_client = client
         self.set_scheme(self._scheme)
+
+    @staticmethod
+    def _client(connection_file: str) -> Any:
+        from qtconsole.client import QtKernelClient
+
+        client = QtKernelClient(connection_file=connection_file)
+        client.load_connection_file()
+        client.start_channels()
+        # The engine's own comm messages go past on iopub; the console has no comms of
+        # its own, so its comm manager must not warn "No such comm" for each of them.
+        quiet = logging.getLogger("workbench.console.comms")
+        quiet.setLevel(logging.ERROR)
+        client.comm_manager.log = quiet
+        return client
 
     def set_scheme(self, scheme: str) -> None:
         """Follow the window's light or dark scheme (qtconsole's own style sheets)."""

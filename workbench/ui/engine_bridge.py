@@ -35,8 +35,16 @@ class EngineBridge(QObject):
     _sig_call = Signal(object, object)
 
     def __init__(self, parent: QObject | None = None, **client_options: Any):
+        """``client_options`` go to ``EngineClient``; ``connection_file`` (and ``ssh``) attach
+        to a kernel started elsewhere instead of starting one."""
         super().__init__(parent)
         self._client_options = client_options
+        connection_file = client_options.get("connection_file")
+        self.host: str | None = None  # the attached kernel's host; None for our own kernel
+        if connection_file is not None:
+            from workbench.api.attach import host_label
+
+            self.host = host_label(connection_file, client_options.get("ssh"))
         self._client: EngineClient | None = None
         self._state = "starting"
         self._sig_call.connect(self._on_call, Qt.ConnectionType.QueuedConnection)

@@ -82,16 +82,22 @@ PAUSED_FOR_DISK = "live mode paused for a file opened from disk: press Run to ru
 
 
 class EngineStatus(QLabel):
-    """The engine's state in words; the dynamic property ``engineState`` holds the key."""
+    """The engine's state in words, and the host of an attached kernel; the dynamic property
+    ``engineState`` holds the state's key."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, host: str | None = None):
         super().__init__(parent)
         self.setObjectName("engineStatus")
+        self.host = host
+        if host is not None:
+            self.setToolTip(f"attached to a kernel on {host}: Stop interrupts it; it is "
+                            "restarted only when you choose to")
         self.set_state("starting")
 
     def set_state(self, state: str) -> None:
         self.setProperty("engineState", state)
-        self.setText(f"engine: {state}")
+        where = f"{self.host} (attached), " if self.host is not None else ""
+        self.setText(f"engine: {where}{state}")
         self.style().unpolish(self)
         self.style().polish(self)
 
@@ -217,10 +223,22 @@ class MainWindow(QMainWindow):
         close.setText("✕")
         close.setToolTip("dismiss")
         close.clicked.connect(self.dismiss_notices)
+        # Stop could not stop an attached kernel: restarting it is the user's choice.
+        self.restart_offer = QToolButton()
+        self.restart_offer.setObjectName("restartOffer")
+        self.restart_offer.setText("Restart the kernel")
+        self.restart_offer.setToolTip("restart the attached kernel through its control channel: "
+                                      "what runs stops, and the names defined in it are lost")
+        self.restart_offer.clicked.connect(self._on_restart_offer)
+        self.restart_offer.hide()
+        buttons = QVBoxLayout()
+        buttons.addWidget(close, 0, Qt.AlignmentFlag.AlignRight)
+        buttons.addWidget(self.restart_offer)
+        buttons.addStretch(1)
         nl = QHBoxLayout(self.notice_bar)
         nl.setContentsMargins(0, 0, 0, 0)
         nl.addWidget(self.notice_text, 1)
-        nl.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        nl.addLayout(buttons)
         self.notice_bar.hide()
         left = QWidget()
         ll = QVBoxLayout(left)
@@ -261,7 +279,7 @@ class MainWindow(QMainWindow):
             self.panel_docks.append(dock)
         (self.console_dock if console else self.panel_docks[0]).raise_()
 
-        self.status = EngineStatus()
+        self.status = EngineStatus(host=self.engine.host)
         self.devices_label = QLabel("")
         self.devices_label.setObjectName("engineDevices")
         self.busy = QProgressBar()
@@ -625,6 +643,8 @@ class MainWindow(QMainWindow):
     def _on_engine_state(self, state: str) -> None:
         self.status.set_state(state)
         self.busy.setVisible(state in ("busy", "interrupting", "restarting", "starting"))
+        if state in ("idle", "restarting", "dead"):
+            self.restart_offer.hide()  # it stopped after all, or the offer was taken, or moot
 
     def _on_devices(self, report: DeviceReport) -> None:
         names = ", ".join(d.name for d in report.devices)
@@ -651,6 +671,11 @@ class MainWindow(QMainWindow):
         self._last_notice_kind = notice.kind
         self.notice_text.setPlainText("\n\n".join(self._notices))
         self.notice_bar.show()
+        if notice.offer_restart and self.engine.state not in ("idle", "dead"):
+            self.restart_offer.setText(f"Restart the kernel on {self.engine.host}")
+            self.restart_offer.show()
+        if notice.kind == "restarted" and self.engine.host is not None:
+            self._connect_console()  # through a new tunnel if it came back over SSH
         if notice.kind in ("crashed", "dead"):
             self._mark_crash_line(notice.fault)
         if notice.kind == "restarted" and notice.message.endswith("definitions reloaded"):
@@ -683,6 +708,12 @@ class MainWindow(QMainWindow):
     def dismiss_notices(self) -> None:
         self._notices = []
         self.notice_bar.hide()
+        self.restart_offer.hide()
+
+    def _on_restart_offer(self) -> None:
+        """The user chose to restart the attached kernel that Stop could not stop."""
+        self.restart_offer.hide()
+        self.engine.restart()
 
     def _on_engine_output(self, output: Output) -> None:
         self.console_panel.show_output(output.text, output.background)
@@ -695,11 +726,14 @@ class MainWindow(QMainWindow):
             return  # closed in the meantime
         self.engine.start()
         if console:
-            self._connect_console()
+            if self.engine.host is None:
+                self._connect_console()
+            else:  # an attached kernel's file is read (and tunnelled) as it connects
+                self.tracer.sig_engine_ready.connect(self._connect_console)
 
     def _connect_console(self) -> None:
         path = self.engine.connection_file
-        if path:
+        if path and not self._console_off:
             self.console_panel.connect_kernel(path)
 
     # ------------------------------------------------------------------ editor links

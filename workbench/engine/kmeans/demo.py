@@ -52,6 +52,14 @@ def _check_size(n: int, k: int, max_iter: int) -> None:
         raise UsageError(f"max_iter must be 1 to {MAX_DEMO_ITER:,}, got {max_iter:,}")
 
 
+def check_history(n: int, max_iter: int) -> None:
+    """Refuse a run whose recorded labels (one per point per frame) could not fit."""
+    if n * (max_iter + 1) > MAX_HISTORY_LABELS:
+        raise UsageError(f"a recorded run of {n:,} points over {max_iter} "
+                         f"iterations would keep {n * (max_iter + 1):,} labels, more "
+                         f"than {MAX_HISTORY_LABELS:,}: use fewer points or iterations")
+
+
 def run_demo(
     dataset: str = "tutorial",
     *,
@@ -73,10 +81,7 @@ def run_demo(
 
     _check_size(n, blob_k or k, max_iter)
     points, source = make_points(dataset, n, blob_k or k, spread, seed, path)
-    if len(points) * (max_iter + 1) > MAX_HISTORY_LABELS:
-        raise UsageError(f"a recorded run of {len(points):,} points over {max_iter} "
-                         f"iterations would keep {len(points) * (max_iter + 1):,} labels, more "
-                         f"than {MAX_HISTORY_LABELS:,}: use fewer points or iterations")
+    check_history(len(points), max_iter)
     if points.shape[1] < 2:
         raise UsageError(f"the animation needs 2 columns, the data has {points.shape[1]}")
     if init == "given":
@@ -87,4 +92,48 @@ def run_demo(
         c0 = init_centroids(points, k, init, seed)
     run = run_kmeans(points, c0, max_iter=max_iter, tol=tol, devices=devices)
     xy = np.ascontiguousarray(points[:, :2], dtype=np.float32)
+    return KMeansDemo(xy, source, c0, run)
+
+
+def run_headless(
+    dataset: str = "tutorial",
+    *,
+    points: np.ndarray | None = None,
+    n: int = 0,
+    k: int | None = None,
+    spread: float = 1.0,
+    seed: int = 0,
+    init: str = "kmeans++",
+    centroids: np.ndarray | None = None,
+    max_iter: int = 100,
+    tol: float = 1e-5,
+    with_points: bool = False,
+    devices: str | None = None,
+) -> KMeansDemo:
+    """The ``kmeans`` command's run: any N x D data (``points`` for a file the client read),
+    without the animation's limits; ``points`` come back (first two columns) only if asked."""
+    from workbench.engine.kmeans import init_centroids, run_kmeans, validate_points
+    from workbench.engine.kmeans.run import MAX_ITER_LIMIT
+
+    # Every frame's labels are recorded, as in the demo: refuse what could not fit before
+    # drawing any data (a max_iter out of range is run_kmeans's to explain, after).
+    frames = min(max(max_iter, 0), MAX_ITER_LIMIT)
+    if dataset == "blobs" and n >= 1:
+        check_k(k or 0, n)
+        check_history(n, frames)
+    if dataset == "file":
+        if points is None:
+            raise UsageError("no points were sent for the data set 'file'")
+        data, source = validate_points(points, "the points sent"), "the points sent"
+    else:
+        try:
+            data, source = make_points(dataset, n, k or 0, spread, seed)
+        except MemoryError:
+            raise UsageError(f"{n:,} points do not fit in the engine's memory: use fewer") \
+                from None
+    check_history(len(data), frames)
+    c0 = init_centroids(data, k, centroids if centroids is not None else init, seed=seed)
+    run = run_kmeans(data, c0, max_iter=max_iter, tol=tol, devices=devices)
+    xy = (np.ascontiguousarray(data[:, :2], dtype=np.float32) if with_points
+          else np.zeros((0, 2), np.float32))
     return KMeansDemo(xy, source, c0, run)

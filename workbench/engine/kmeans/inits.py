@@ -45,7 +45,7 @@ def init_centroids(
         if method == "random":
             return points[np.sort(rng.choice(n, size=k, replace=False))].copy()
         return _seeded(points, k, rng, greedy=method == "farthest")
-    given = _load_given(method) if isinstance(method, (str, Path)) else np.asarray(method)
+    given = load_centroids(method) if isinstance(method, (str, Path)) else np.asarray(method)
     return check_given(given, k, n, d)
 
 
@@ -63,7 +63,8 @@ def check_given(c: np.ndarray, k: int | None, n: int, d: int) -> np.ndarray:
     return np.ascontiguousarray(c, dtype=np.float32)
 
 
-def _load_given(path: str | Path) -> np.ndarray:
+def load_centroids(path: str | Path) -> np.ndarray:
+    """Starting centroids from a ``.npy`` file (``--init FILE.npy``), as stored."""
     p = Path(path)
     if p.suffix.lower() != ".npy":
         raise UsageError(

@@ -1,0 +1,185 @@
+"""Where a headless command's requests run: in this process, or in a kernel started elsewhere.
+
+Each command builds ``workbench.api`` requests and formats their results once;
+``open_engine(args)`` gives the engine that answers them: an in-process
+``Service`` by default, or, with ``--existing FILE [--ssh HOST]``, the kernel of
+that connection file through ``EngineClient`` (the window's own client). The
+same request gives the same result either way, so the output is the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING, TypeVar
+
+from workbench.api import messages as p
+from workbench.cli.common import UserOutput
+from workbench.engine.errors import UsageError, UserCodeError, WorkbenchError
+
+if TYPE_CHECKING:
+    from workbench.api.client import EngineClient
+
+V = TypeVar("V")
+ProgressHandler = Callable[[p.Progress], None]
+STOP_WAIT_S = 5.0  # after Ctrl+C, for the attached kernel's "stopped" before giving up on it
+
+
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """``--existing FILE`` and ``--ssh HOST``; also read when given before the sub-command."""
+    group = parser.add_argument_group("engine")
+    group.add_argument("--existing", metavar="FILE", default=argparse.SUPPRESS,
+                       help="run in the kernel of this connection file (one started with "
+                       "python -m workbench.engine.kernel) instead of in this process")
+    group.add_argument("--ssh", metavar="[USER@]HOST", default=argparse.SUPPRESS,
+                       help="reach that kernel through an SSH tunnel to HOST")
+
+
+class EngineError(WorkbenchError):
+    """The engine could not answer (it died, or cannot be reached); ``fault`` its last words."""
+
+    def __init__(self, message: str, fault: str = ""):
+        super().__init__(message)
+        self.fault = fault
+
+
+def raise_failure(reply: p.Reply) -> None:
+    """The exception the in-process engine would have raised for this failure reply."""
+    if isinstance(reply, p.UserCodeFailure):
+        raise UserCodeError(reply.explanation)
+    if isinstance(reply, p.UsageFailure):
+        error = UsageError(reply.message)
+        error.field = reply.field
+        error.exit_code = reply.exit_code  # 1 for a device the machine lacks
+        raise error
+    if isinstance(reply, p.Cancelled):
+        raise KeyboardInterrupt
+    if isinstance(reply, p.EngineFailure):
+        raise EngineError(reply.message, reply.fault)
+    raise EngineError(p.reply_text(reply))
+
+
+class Engine:
+    """Answers requests; ``call`` returns the result's value or raises what its failure means."""
+
+    def call(self, request: p.Request, kind: type[V], *, output: UserOutput | None = None,
+             on_progress: ProgressHandler | None = None) -> V:
+        """The ``kind`` value of the reply to ``request``.
+
+        What the user's code prints goes into ``output`` (else on stderr); progress
+        events to ``on_progress``. On a failure the printed text goes on stderr first.
+        """
+        def on_event(event: p.Event) -> None:
+            if isinstance(event, p.Progress):
+                if on_progress is not None:
+                    on_progress(event)
+            elif isinstance(event, p.Output):
+                _printed(event, output)
+
+        reply = self._reply(request, on_event, output)
+        value = p.result_value(reply, kind)
+        if value is None:
+            if output is not None:
+                output.to_stderr()
+            raise_failure(reply)
+            raise EngineError(f"unexpected reply {p.reply_text(reply)}")
+        return value
+
+    def _reply(self, request: p.Request, on_event: Callable[[p.Event], None],
+               output: UserOutput | None) -> p.Reply:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Let go of the engine (an attached kernel keeps running)."""
+
+
+def _printed(event: p.Output, output: UserOutput | None) -> None:
+    """An attached kernel's report of what the code printed, where the in-process one puts it."""
+    if output is None:
+        if not event.truncated:
+            sys.stderr.write(event.text)
+    elif event.truncated:
+        output.add_dropped(event.dropped)  # the note is written once, from the total
+    else:
+        output.write(event.text)
+
+
+class LocalEngine(Engine):
+    """The engine in this process: a fresh ``Service`` (no kernel)."""
+
+    def __init__(self) -> None:
+        from workbench.engine.service import Service
+
+        self.service = Service()
+
+    def _reply(self, request: p.Request, on_event: Callable[[p.Event], None],
+               output: UserOutput | None) -> p.Reply:
+        from workbench.engine.service import Context
+
+        context = Context(request.id, on_event)
+        if output is None:
+            return self.service.handle(request, context)
+        with output.running():
+            return self.service.handle(request, context)
+
+
+class AttachedEngine(Engine):
+    """The kernel of a connection file, through the window's own client."""
+
+    def __init__(self, connection_file: str, ssh: str | None = None):
+        from workbench.api.client import EngineClient
+
+        self._background: queue.SimpleQueue[p.Output] = queue.SimpleQueue()
+        self.client: EngineClient = EngineClient(connection_file, ssh=ssh,
+                                                 on_output=self._background.put)
+
+    def _reply(self, request: p.Request, on_event: Callable[[p.Event], None],
+               output: UserOutput | None) -> p.Reply:
+        # Callbacks come on the client's thread: hand them to this one, which runs the
+        # progress bar and hears Ctrl+C.
+        inbox: queue.SimpleQueue[p.Event | p.Reply] = queue.SimpleQueue()
+        self.client.request(request, inbox.put, inbox.put)
+        try:
+            return self._wait(inbox, on_event)
+        except KeyboardInterrupt:
+            self.client.stop()  # interrupt it there too, then leave
+            with suppress(TimeoutError, KeyboardInterrupt):
+                self._wait(inbox, on_event, STOP_WAIT_S)
+            raise
+
+    def _wait(self, inbox: queue.SimpleQueue[p.Event | p.Reply],
+              on_event: Callable[[p.Event], None], timeout: float | None = None) -> p.Reply:
+        waited = 0.0
+        while timeout is None or waited < timeout:
+            while not self._background.empty():
+                on_event(self._background.get())
+            try:
+                item = inbox.get(timeout=0.1)
+            except queue.Empty:
+                waited += 0.1
+                continue
+            if isinstance(item, p.Event):
+                on_event(item)
+            else:
+                return item
+        raise TimeoutError
+
+    def close(self) -> None:
+        self.client.close()
+
+
+@contextmanager
+def open_engine(args: argparse.Namespace) -> Iterator[Engine]:
+    """The engine the command line asks for, closed after the command."""
+    existing = getattr(args, "existing", None)
+    ssh = getattr(args, "ssh", None)
+    if ssh and not existing:
+        raise UsageError("--ssh needs --existing FILE (the kernel's connection file)")
+    engine: Engine = AttachedEngine(existing, ssh) if existing else LocalEngine()
+    try:
+        yield engine
+    finally:
+        engine.close()
