@@ -7,6 +7,7 @@ engine replies in the Qt event loop and the GUI never blocks on the engine.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -58,9 +59,9 @@ class EngineBridge(QObject):
         from workbench.api.client import EngineClient
 
         self._client = EngineClient(
-            on_state=lambda s: self._sig_call.emit(self._on_state, str(s)),
-            on_notice=lambda n: self._sig_call.emit(self.sig_notice.emit, n),
-            on_output=lambda o: self._sig_call.emit(self.sig_output.emit, o),
+            on_state=lambda s: self._post(self._on_state, str(s)),
+            on_notice=lambda n: self._post(self.sig_notice.emit, n),
+            on_output=lambda o: self._post(self.sig_output.emit, o),
             **self._client_options,
         )
 
@@ -106,11 +107,20 @@ class EngineBridge(QObject):
         if self._client is None:
             self.start()
         assert self._client is not None
-        reply_cb = (lambda r: self._sig_call.emit(on_reply, r)) if on_reply else None
-        event_cb = (lambda e: self._sig_call.emit(on_event, e)) if on_event else None
+        reply_cb = (lambda r: self._post(on_reply, r)) if on_reply else None
+        event_cb = (lambda e: self._post(on_event, e)) if on_event else None
         rid = self._client.request(request, reply_cb, event_cb, key=key)
         self.sig_request_sent.emit(request)
         return rid
+
+    def _post(self, fn: Callable[[Any], None], arg: Any) -> None:
+        """Queue ``fn(arg)`` for the GUI thread, from the client's I/O thread.
+
+        A bridge deleted with its window before its client was closed has no
+        signal left to emit; the late reply or notice then has nobody to tell.
+        """
+        with contextlib.suppress(RuntimeError):  # "Signal source has been deleted"
+            self._sig_call.emit(fn, arg)
 
     # ------------------------------------------------------------------ slots
 
