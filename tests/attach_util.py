@@ -28,6 +28,17 @@ SSHD = shutil.which("sshd") or next(
     (p for p in ("/usr/sbin/sshd", "/usr/local/sbin/sshd") if os.path.exists(p)), None)
 
 
+
+# Editor source whose Stop lands inside XLA (as in tests/faults/test_stop_suite.py).
+DEAF_JIT_LOOP = (
+    "def g(x, n):\n"
+    "    return lax.fori_loop(0, n, lambda i, v: v * 1.0000001 + 1e-9, x)\n"
+    "h = jax.jit(g)\n"
+    "h(jnp.ones(4), 1).block_until_ready()\n"
+    "print('started', flush=True)\n"
+    "h(jnp.ones(4), 2**31 - 1).block_until_ready()\n"
+)
+
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from tests.attach_util import (
+    DEAF_JIT_LOOP,
     dead_connection_file,
     free_ports,
     ssh_client_dir,
@@ -27,14 +28,6 @@ from workbench.engine.service import Service
 
 GOOD = "def f(x):\n    return jnp.sin(x) * 2\n"
 PYTHON_LOOP = "print('started', flush=True)\nwhile True:\n    pass\n"
-DEAF_JIT_LOOP = (  # as in tests/faults/test_stop_suite.py: the Stop lands inside XLA
-    "def g(x, n):\n"
-    "    return lax.fori_loop(0, n, lambda i, v: v * 1.0000001 + 1e-9, x)\n"
-    "h = jax.jit(g)\n"
-    "h(jnp.ones(4), 1).block_until_ready()\n"
-    "print('started', flush=True)\n"
-    "h(jnp.ones(4), 2**31 - 1).block_until_ready()\n"
-)
 
 
 class Attached:

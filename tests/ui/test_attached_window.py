@@ -9,7 +9,7 @@ import json
 import os
 import signal
 
-from tests.attach_util import start_tcp_kernel
+from tests.attach_util import DEAF_JIT_LOOP, start_tcp_kernel
 from workbench.api import messages as p
 from workbench.api.messages import Output
 from workbench.ui.engine_bridge import EngineBridge
@@ -19,14 +19,6 @@ def selu(x, alpha=1.67, lmbda=1.05):
     negative = alpha * jnp.exp(x) - alpha
     return lmbda * jnp.where(x > 0, x, negative)
 """
-DEAF_JIT_LOOP = (  # as in tests/faults/test_stop_suite.py: the Stop lands inside XLA
-    "def g(x, n):\n"
-    "    return lax.fori_loop(0, n, lambda i, v: v * 1.0000001 + 1e-9, x)\n"
-    "h = jax.jit(g)\n"
-    "h(jnp.ones(4), 1).block_until_ready()\n"
-    "print('started', flush=True)\n"
-    "h(jnp.ones(4), 2**31 - 1).block_until_ready()\n"
-)
 
 
 def attached_window(make_window, connection_file, **kwargs):
