@@ -72,7 +72,7 @@ def test_a_stop_that_fails_offers_a_restart_and_only_the_user_starts_it(
                           and "started" in o.text):
         window.run()
     window.action_stop.trigger()
-    qtbot.waitUntil(window.restart_offer.isVisible, timeout=10000)
+    qtbot.waitUntil(window.restart_offer.isVisible, timeout=30000)
     assert "did not stop" in window.notice_text.toPlainText()
     assert window.restart_offer.text() == "Restart the kernel on localhost"
     assert window.engine.state == "busy"  # still running: nothing restarted it
