@@ -12,12 +12,13 @@ def bridge(qapp, request):
     """An EngineBridge on a real engine kernel, one per test module.
 
     The module's ``KERNEL_SOURCE`` (a ``LoadSource`` request), when it has one, is loaded
-    first and must succeed.
+    first and must succeed; its ``KERNEL_ENV``, when it has one, is the kernel's environment.
     """
     from workbench.api import messages as p
     from workbench.ui.engine_bridge import EngineBridge
 
-    b = EngineBridge()
+    env = getattr(request.module, "KERNEL_ENV", None)
+    b = EngineBridge(env=env) if env is not None else EngineBridge()
     b.start()
     b.loaded_functions = ()
     load = getattr(request.module, "KERNEL_SOURCE", None)

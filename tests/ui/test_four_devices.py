@@ -20,22 +20,9 @@ def selu(x, alpha=1.67, lmbda=1.05):
     return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)
 """
 KERNEL_SOURCE = p.LoadSource(source=SOURCE, filename="timing.py")
+KERNEL_ENV = four_device_env()  # conftest's bridge starts its kernel with it
 TINY = {"min_batch_s": 0.001, "repeats": 2, "max_measure_s": 0.05, "dispatch_samples": 5}
 WAIT_MS = 60_000
-
-
-@pytest.fixture(scope="module")
-def bridge(qapp):
-    """An EngineBridge on a kernel started with four CPU devices (overrides conftest's)."""
-    from workbench.ui.engine_bridge import EngineBridge
-
-    b = EngineBridge(env=four_device_env())
-    b.start()
-    reply = b.client.call(KERNEL_SOURCE, timeout=120)
-    assert isinstance(reply, p.Result)
-    b.loaded_functions = reply.value.functions
-    yield b
-    b.close()
 
 
 @pytest.fixture
