@@ -28,6 +28,7 @@ from workbench.api import (
     lowering,
     printed,
     timing,
+    values,
 )
 from workbench.api import messages as m
 from workbench.api.messages import PROTOCOL_VERSION
@@ -40,7 +41,7 @@ class ProtocolError(ValueError):
 WIRE_TYPES: tuple[type, ...] = (
     # requests
     m.Ping, m.LoadSource, m.ListFunctions, m.Trace, m.Lower, m.Devices, m.SampleCurves,
-    m.CurvesAt, m.Hessian, m.KMeans, m.RunKMeans, m.Time, m.WaitDevices,
+    m.CurvesAt, m.Hessian, m.KMeans, m.RunKMeans, m.Time, m.WaitDevices, m.Values, m.VarArray,
     # replies and events
     m.Result, m.UserCodeFailure, m.UsageFailure, m.Cancelled, m.EngineFailure, m.Progress,
     m.Output,
@@ -53,7 +54,8 @@ WIRE_TYPES: tuple[type, ...] = (
     curves.CurveParam, curves.DerivativeCheck, curves.PointDerivatives, curves.PointValues,
     timing.TimingConfig, timing.TimingReport, timing.ModeResult, timing.LoopStats,
     timing.CompileSplit, timing.DeviceTiming, timing.SweepPoint, kmeans.KMeansRun,
-    kmeans.KMeansDemo, printed.Printed,
+    kmeans.KMeansDemo, printed.Printed, values.ValueSummary, values.CarryTrace,
+    values.NodeValues, values.EqnValues, values.ValuesResult, values.VarRef, values.ArrayValue,
 )  # fmt: skip
 
 _REGISTRY: dict[str, type] = {}

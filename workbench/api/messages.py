@@ -25,6 +25,7 @@ from workbench.api.kmeans import KMeansDemo
 from workbench.api.lowering import LoweringResult
 from workbench.api.printed import Printed
 from workbench.api.timing import SweepPoint, TimingConfig, TimingReport
+from workbench.api.values import ArrayValue, ValuesResult, VarRef
 
 if TYPE_CHECKING:  # numpy loads with the codec, after the window's first frame
     import numpy as np
@@ -59,6 +60,29 @@ class Trace(Request):
     name: str
     args: str = ""
     transforms: tuple[Transform, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Values(Request):
+    """Every variable's value when the traced call runs on its spec's example arguments.
+
+    The same jaxpr ``Trace`` returns (the trace is cached), run equation by
+    equation with JAX itself; the reply is a ``ValuesResult``.
+    """
+
+    name: str
+    args: str = ""
+    transforms: tuple[Transform, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class VarArray(Request):
+    """The full array of one variable of that run (strided past ``FULL_ARRAY_MAX`` elements)."""
+
+    name: str
+    args: str = ""
+    transforms: tuple[Transform, ...] = ()
+    ref: VarRef = VarRef()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -237,7 +261,7 @@ class Functions:
 
 ResultValue = (
     Pong | Functions | TraceResult | LoweringResult | DeviceReport | DevicesQuiet | Curves
-    | PointDerivatives | PointValues | KMeansDemo | TimingReport
+    | PointDerivatives | PointValues | KMeansDemo | TimingReport | ValuesResult | ArrayValue
 )
 
 
