@@ -128,6 +128,26 @@ class JaxprTreeModel(QAbstractItemModel):
         for r in range(rows):
             self._emit_all_changed(self.index(r, 0, parent), role)
 
+    def index_for_path(self, path: tuple[int, ...]) -> QModelIndex:
+        """The index of the row at ``path`` (an equation or sub-jaxpr path of
+        ``workbench.api.values``); invalid when the tree has no such row."""
+        index = QModelIndex()
+        for row in path:
+            index = self.index(row, 0, index)
+            if not index.isValid():
+                return QModelIndex()
+        return index
+
+    @staticmethod
+    def path_for_index(index: Index) -> tuple[int, ...]:
+        """The row path of ``index``: the equation path the graph and the values use."""
+        path: list[int] = []
+        node: _Row | None = index.internalPointer() if index.isValid() else None
+        while node is not None and node.kind != "root":
+            path.append(node.row)
+            node = node.parent
+        return tuple(reversed(path))
+
     def iter_eqn_indexes(self, parent: QModelIndex | None = None) -> Iterator[QModelIndex]:
         """Every equation index, depth first (builds the whole tree: for tests and search)."""
         parent = parent if parent is not None else QModelIndex()

@@ -127,6 +127,8 @@ class JaxprPanel(QWidget):
 
     sig_line_activated = Signal(int)
     """An equation was selected: its editor line (1-based)."""
+    sig_eqn_selected = Signal(object)
+    """The user selected an equation's row: its path (``tuple[int, ...]``, the graph's node id)."""
     sig_hlo_wanted = Signal(str, bool)
     """The HLO tab is shown (or its dialect changed): dialect, with cost analysis."""
 
@@ -137,6 +139,7 @@ class JaxprPanel(QWidget):
         self.proxy.setSourceModel(self.model)
         self._hlo_stale = True
         self._trace: TraceResult | None = None
+        self._selecting = False  # a row selected by select_path, not by the user
 
         self.filter_edit = QLineEdit(placeholderText="filter by primitive (e.g. mul, cond)")
         self.filter_edit.setObjectName("jaxprFilter")
@@ -301,6 +304,30 @@ class JaxprPanel(QWidget):
         self.hlo.setPlainText(message)
         self.cost_label.setText("")
 
+    def select_path(self, path: tuple[int, ...]) -> bool:
+        """Select and scroll to the equation at ``path`` (the graph's selection, a step).
+
+        The editor follows (``sig_line_activated``); ``sig_eqn_selected`` does not fire:
+        the caller already knows. False when the row is filtered out or missing.
+        """
+        source = self.model.index_for_path(path)
+        index = self.proxy.mapFromSource(source) if source.isValid() else source
+        if not index.isValid():
+            return False
+        self.tree.scrollTo(index)
+        self._selecting = True
+        try:
+            self.tree.setCurrentIndex(index)
+        finally:
+            self._selecting = False
+        return True
+
+    def selected_path(self) -> tuple[int, ...] | None:
+        index = self.tree.currentIndex()
+        if not index.isValid():
+            return None
+        return self.model.path_for_index(self.proxy.mapToSource(index))
+
     def set_cursor_line(self, line: int) -> None:
         """Highlight the equations made by this editor line."""
         self.model.set_highlighted_lines({line})
@@ -320,6 +347,10 @@ class JaxprPanel(QWidget):
         line = current.data(LineRole) if current.isValid() else None
         if isinstance(line, int):
             self.sig_line_activated.emit(line)
+        if current.isValid() and not self._selecting:
+            path = self.model.path_for_index(self.proxy.mapToSource(current))
+            if len(path) % 2 == 1:  # an equation, not a sub-jaxpr heading
+                self.sig_eqn_selected.emit(path)
 
     def _on_tab_changed(self, index: int) -> None:
         if index == 2 and self._hlo_stale and self._trace is not None:

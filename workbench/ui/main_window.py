@@ -69,6 +69,7 @@ from workbench.ui.trace_controller import LIVE_DELAY_MS, TraceController
 
 if TYPE_CHECKING:
     from workbench.api.client import Notice
+    from workbench.ui.graph_panel import GraphPanel
     from workbench.ui.kmeans_panel import KMeansPanel
     from workbench.ui.plot_panel import FunctionPlotPanel
     from workbench.ui.timing_panel import TimingPanel
@@ -77,7 +78,8 @@ Shortcut = QKeySequence | QKeySequence.StandardKey | list[QKeySequence]
 PRESENTATION_FACTOR = 1.5
 BOTTOM_SHARE = 0.36  # of the height, for the console and panel tabs at the default layout
 EDITOR_MIN_LINES = 10
-PANEL_DOCKS = (("Plot", "plotDock"), ("Timing", "timingDock"), ("K-means", "kmeansDock"))
+PANEL_DOCKS = (("Plot", "plotDock"), ("Timing", "timingDock"), ("K-means", "kmeansDock"),
+               ("Graph", "graphDock"))
 PAUSED_FOR_DISK = "live mode paused for a file opened from disk: press Run to run it"
 
 
@@ -155,6 +157,7 @@ class MainWindow(QMainWindow):
         self.plot_panel: FunctionPlotPanel | None = None
         self.timing_panel: TimingPanel | None = None
         self.kmeans_panel: KMeansPanel | None = None
+        self.graph_panel: GraphPanel | None = None
 
         self._build_widgets(console)
         self.document = DocumentController(self, self.editor, self.settings, autosave_dir,
@@ -310,6 +313,7 @@ class MainWindow(QMainWindow):
         """The plot, timing and k-means panels, in their docks (once; safe to call early)."""
         if self.plot_panel is not None:
             return
+        from workbench.ui.graph_panel import GraphPanel
         from workbench.ui.kmeans_panel import KMeansPanel
         from workbench.ui.plot_panel import FunctionPlotPanel
         from workbench.ui.timing_panel import TimingPanel
@@ -317,7 +321,10 @@ class MainWindow(QMainWindow):
         self.plot_panel = FunctionPlotPanel(self.session)
         self.timing_panel = TimingPanel(self.session)
         self.kmeans_panel = KMeansPanel(self.session)
-        panels: list[Panel] = [self.plot_panel, self.timing_panel, self.kmeans_panel]
+        self.graph_panel = GraphPanel(self.session)
+        self._connect_graph(self.graph_panel)
+        panels: list[Panel] = [self.plot_panel, self.timing_panel, self.kmeans_panel,
+                               self.graph_panel]
         for dock, panel in zip(self.panel_docks, panels, strict=True):
             placeholder = dock.widget()
             # A panel keeps its usable minimum size (the timing chart's 200 px) and scrolls in
@@ -510,6 +517,23 @@ class MainWindow(QMainWindow):
         self.recent_menu.setEnabled(not self.recent_menu.isEmpty())
 
     # ------------------------------------------------------------------ engine
+
+    def _connect_graph(self, graph: GraphPanel) -> None:
+        """Graph node, tree row and editor line show one equation, whichever was picked."""
+        graph.sig_eqn_selected.connect(self.jaxpr.select_path)
+        graph.sig_step.connect(self._on_step)
+        graph.sig_error_line.connect(self._on_values_error)
+        self.jaxpr.sig_eqn_selected.connect(graph.show_path)
+        self.editor.sig_cursor_line_changed.connect(graph.set_cursor_line)
+        graph.set_cursor_line(self.editor.current_line)
+
+    def _on_step(self, path: tuple[int, ...] | None) -> None:
+        if path is not None and not self.jaxpr.select_path(path):
+            self.editor.highlight_lines([])
+
+    def _on_values_error(self, line: int, title: str) -> None:
+        self.editor.set_error_marks([(line, title, "raised while the values were computed: "
+                                      "see the Graph panel")])
 
     def _connect_tracer(self) -> None:
         self.session.sig_traced.connect(self._on_traced)

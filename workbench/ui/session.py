@@ -20,6 +20,7 @@ from workbench.api.functions import FunctionInfo
 from workbench.api.jaxpr import TraceResult
 from workbench.api.messages import Reply
 from workbench.api.printed import Printed
+from workbench.api.values import ValuesResult
 from workbench.ui.engine_bridge import EngineBridge
 
 
@@ -46,6 +47,8 @@ class Session(QObject):
     sig_source_failed = Signal(object)
     """The editor's source did not run (the engine's ``Reply``); the engine keeps the last
     source that ran, so what panels show comes from that one."""
+    sig_values = Signal(object)
+    """Every variable's value for the current trace arrived (a ``ValuesResult``)."""
     sig_engine_state_changed = Signal(str)
     """The engine's lifecycle state: starting, idle, busy, interrupting, restarting, dead."""
     sig_devices_changed = Signal(object)
@@ -59,6 +62,7 @@ class Session(QObject):
         self.call: Call | None = None
         self.trace: TraceResult | None = None
         self.trace_is_current = False
+        self.values: ValuesResult | None = None  # of ``trace``, once evaluated
         self.source_failure: Reply | None = None  # why the editor's source did not run
         self.loads = 0  # sources loaded so far: samples older than the last load are stale
         self.engine_state = engine.state
@@ -92,7 +96,17 @@ class Session(QObject):
     def set_trace(self, result: TraceResult) -> None:
         self.trace = result
         self.trace_is_current = True
+        self.values = None  # values belong to one trace: the next ones are asked for anew
         self.sig_traced.emit(result)
+
+    def set_values(self, values: ValuesResult) -> None:
+        """The values of ``trace``; dropped when they belong to another call."""
+        trace = self.trace
+        if trace is None or (values.function, values.args, values.transforms) != (
+                trace.function, trace.args, trace.transforms):
+            return
+        self.values = values
+        self.sig_values.emit(values)
 
     def set_trace_failure(self, reply: Reply) -> None:
         self.trace_is_current = False
