@@ -11,6 +11,8 @@ re-runs that keep the equation.
 
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.api import messages as p
+from workbench.api.choices import Transform
 from workbench.api.jaxpr import Eqn, JaxprNode, TraceResult
 from workbench.api.values import (
     ArrayValue,
@@ -118,12 +121,13 @@ class GraphPanel(Panel):
 
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
-        for w in (self.step_reset, self.step_previous, self.step_next, self.step_to_cursor,
-                  self.step_label):
-            bar.addWidget(w)
-        bar.addStretch(1)
-        for w in (self.values_box, self.collapse, fit):
-            bar.addWidget(w)
+        for widget in (self.step_reset, self.step_previous, self.step_next,
+                       self.step_to_cursor, self.step_label, None, self.values_box,
+                       self.collapse, fit):
+            if widget is None:
+                bar.addStretch(1)
+            else:
+                bar.addWidget(widget)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("graphSplitter")
         self.splitter.addWidget(self.graph)
@@ -209,7 +213,7 @@ class GraphPanel(Panel):
         self._asked = trace
         self.session.engine.request(
             p.Values(name=trace.function, args=self._args_text(trace),
-                     transforms=trace.transforms),
+                     transforms=_transforms(trace)),
             lambda reply: self._on_values_reply(reply, trace), key="values")
 
     def _args_text(self, trace: TraceResult) -> str:
@@ -309,7 +313,7 @@ class GraphPanel(Panel):
         assert trace_now is not None
         self.session.engine.request(
             p.VarArray(name=trace_now.function, args=self._args_text(trace_now),
-                       transforms=trace_now.transforms, ref=ref),
+                       transforms=_transforms(trace_now), ref=ref),
             lambda reply: self._on_array(reply, values, ref), key="vararray")
 
     def _on_array(self, reply: p.Reply, values: ValuesResult, ref: VarRef) -> None:
@@ -411,3 +415,8 @@ class GraphPanel(Panel):
 
     def _on_collapse_changed(self, value: int) -> None:
         self.graph.set_collapse_threshold(value)
+
+
+def _transforms(trace: TraceResult) -> tuple[Transform, ...]:
+    """The trace's transform chain, which the engine checked when it traced it."""
+    return cast(tuple[Transform, ...], trace.transforms)
