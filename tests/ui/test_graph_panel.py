@@ -1,0 +1,196 @@
+"""The Graph panel in the window: graph, tree and editor linked three ways, values, stepping.
+
+A real window on a real engine kernel; clicks land on the graph's canvas where
+the node is drawn.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+SOURCE = """\
+def f(x):
+    y = jnp.sin(x)
+    z = y * 2.0
+    return jnp.sum(z)
+"""
+SIN_LINE, MUL_LINE, SUM_LINE = 2, 3, 4
+
+LOOP = """\
+def newton(a):
+    def keep_going(state):
+        x, i = state
+        return jnp.abs(x * x - a) > 1e-6
+
+    def improve(state):
+        x, i = state
+        return 0.5 * (x + a / x), i + 1
+
+    return lax.while_loop(keep_going, improve, (a, 0))
+"""
+
+
+def _graph_window(qtbot, make_window, source, spec="f32[8]"):
+    window = make_window()
+    window.new_file()
+    qtbot.waitUntil(lambda: window.graph_panel is not None, timeout=30000)
+    window.panel_docks[3].raise_()
+    panel = window.graph_panel
+    qtbot.waitUntil(panel.isVisible, timeout=10000)
+    window.controls.arg_spec.setText(spec)
+    with qtbot.waitSignal(window.session.sig_values, timeout=60000):
+        window.editor.setPlainText(source)
+    qtbot.waitUntil(lambda: panel.values is not None and panel.trace is window.session.trace,
+                    timeout=30000)
+    return window, panel
+
+
+def _click_node(qtbot, panel, path):
+    graph = panel.graph
+    graph.center_on(path)
+    pos = graph.node_view_pos(path)
+    qtbot.mouseClick(graph.canvas.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+
+
+def _paths_by_primitive(panel):
+    tree = panel.trace.jaxpr
+    return {e.primitive: (i,) for i, e in enumerate(tree.eqns)}
+
+
+def test_node_row_and_line_follow_each_other(qtbot, make_window):
+    window, panel = _graph_window(qtbot, make_window, SOURCE)
+    paths = _paths_by_primitive(panel)
+    sin, mul = paths["sin"], paths["mul"]
+
+    # A node picked in the graph: its tree row, its editor line, its value.
+    with qtbot.waitSignal(panel.sig_eqn_selected, timeout=5000):
+        _click_node(qtbot, panel, mul)
+    assert window.jaxpr.selected_path() == mul
+    assert window.editor.current_line == MUL_LINE
+    assert "mul" in panel.value_view.header.text()
+
+    # A tree row picked: the graph selects (and centres) its node.
+    window.jaxpr.tree.setCurrentIndex(
+        window.jaxpr.proxy.mapFromSource(window.jaxpr.model.index_for_path(sin)))
+    assert panel.graph.selected_node() == panel.graph.node_index(sin)
+    assert "sin" in panel.value_view.header.text()
+
+    # The editor cursor on a line: that line's nodes are highlighted.
+    window.editor.go_to_line(MUL_LINE)
+    assert panel.graph.highlighted_nodes() == [panel.graph.node_index(mul)]
+
+
+def test_the_value_view_shows_the_picked_value_and_its_full_array(qtbot, make_window):
+    window, panel = _graph_window(qtbot, make_window, SOURCE)
+    sin = _paths_by_primitive(panel)["sin"]
+    _click_node(qtbot, panel, sin)
+    qtbot.waitUntil(lambda: panel.value_view.picture_kind() == "line", timeout=20000)
+    data = panel.value_view.line_data()[1]
+    summary = panel.values.root.eqns[sin[0]].outs[0]
+    assert len(data) == 8
+    assert data.min() == pytest.approx(summary.min) and data.max() == pytest.approx(summary.max)
+
+
+def test_stepping_walks_the_evaluation_order_and_keeps_its_place(qtbot, make_window):
+    window, panel = _graph_window(qtbot, make_window, SOURCE)
+    order = panel.stepper.order
+    assert len(order) == len(panel.trace.jaxpr.eqns)
+    assert panel.step_label.text().startswith(f"{len(order)} equations ran")
+
+    qtbot.mouseClick(panel.step_next, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.step_next, Qt.MouseButton.LeftButton)
+    second = order[1]
+    assert panel.step_label.text().startswith(f"step 2 of {len(order)}")
+    assert panel.graph.current_node() == panel.graph.node_index(second)
+    assert window.jaxpr.selected_path() == second
+    line = panel.trace.jaxpr.eqns[second[0]].line
+    assert window.editor.highlighted_lines() == [line]
+    not_yet = panel.graph.node_index(order[-1])
+    assert panel.graph.node_states(not_yet)["not_yet"]
+
+    # Another panel, then back: the same step.
+    window.panel_docks[0].raise_()
+    qtbot.waitUntil(lambda: not panel.isVisible(), timeout=5000)
+    window.panel_docks[3].raise_()
+    qtbot.waitUntil(panel.isVisible, timeout=5000)
+    assert panel.stepper.position == 1
+    assert panel.graph.current_node() == panel.graph.node_index(second)
+
+    # Run to the cursor's line; Previous goes back one.
+    window.editor.go_to_line(SUM_LINE)
+    qtbot.mouseClick(panel.step_to_cursor, Qt.MouseButton.LeftButton)
+    assert panel.trace.jaxpr.eqns[panel.stepper.current[0]].line == SUM_LINE
+    before = panel.stepper.position
+    qtbot.mouseClick(panel.step_previous, Qt.MouseButton.LeftButton)
+    assert panel.stepper.position == before - 1
+    window.editor.go_to_line(SIN_LINE)  # ran already: nowhere to go
+    qtbot.mouseClick(panel.step_to_cursor, Qt.MouseButton.LeftButton)
+    assert panel.stepper.position == before - 1
+    assert f"no equation of line {SIN_LINE}" in panel.step_label.text()
+
+
+def test_a_loop_node_shows_its_iterations_and_carry_trace(qtbot, make_window):
+    window, panel = _graph_window(qtbot, make_window, LOOP, spec="f32[]")
+    while_path = next((i,) for i, e in enumerate(panel.trace.jaxpr.eqns)
+                      if e.primitive == "while")
+    ev = panel.values.root.eqns[while_path[0]]
+    assert ev.iterations is not None and ev.iterations > 0
+    _click_node(qtbot, panel, while_path)
+    assert panel.value_view.picture_kind() == "carry"
+
+
+NAN_SOURCE = """\
+def f(x):
+    y = jnp.log(x - x)
+    return y * 0.0
+"""
+
+
+def test_the_first_inf_and_nan_are_flagged_on_their_nodes(qtbot, make_window):
+    window, panel = _graph_window(qtbot, make_window, NAN_SOURCE)
+    values = panel.values
+    assert values.first_inf is not None and values.first_nan is not None
+    text = panel.status.text()
+    assert "first Inf here: log (line 2)" in text
+    assert "first NaN here: mul (line 3)" in text
+    assert "Inf" in panel.graph.badge(panel.graph.node_index(values.first_inf))
+    assert "NaN" in panel.graph.badge(panel.graph.node_index(values.first_nan))
+
+
+RUNTIME_ERROR = """\
+def check(v):
+    if (v > 100).any():
+        raise ValueError("value too large")
+    return v
+
+def f(x):
+    y = x * 1000.0
+    z = jax.pure_callback(check, jax.ShapeDtypeStruct(y.shape, y.dtype), y)
+    return z + 1.0
+"""
+
+
+def test_a_run_time_error_keeps_the_values_before_it_and_marks_its_node_and_line(
+        qtbot, make_window):
+    window, panel = _graph_window(qtbot, make_window, RUNTIME_ERROR)
+    values = panel.values
+    assert values.error is not None and values.error_path is not None
+    failing = panel.graph.node_index(values.error_path)
+    assert panel.graph.node_states(failing)["error"]
+    assert "stopped at" in panel.status.text()
+    assert any(line == 8 for line, _title, _hint in window.editor.error_marks())
+    mul = _paths_by_primitive(panel)["mul"]
+    assert values.root.eqns[mul[0]].outs[0] is not None  # before the error: kept
+    add = _paths_by_primitive(panel)["add"]
+    assert values.root.eqns[add[0]] is None  # after it: not run
+
+
+def test_an_edit_that_fails_leaves_the_graph_marked_stale(qtbot, make_window):
+    window, panel = _graph_window(qtbot, make_window, SOURCE)
+    with qtbot.waitSignal(window.session.sig_trace_failed, timeout=30000):
+        window.editor.setPlainText(SOURCE.replace("jnp.sin(x)", "jnp.sin(x) + undefined_name"))
+    assert panel.stale_text() is not None and "this call failed" in panel.stale_text()
+    with qtbot.waitSignal(window.session.sig_values, timeout=60000):
+        window.editor.setPlainText(SOURCE.replace("2.0", "3.0"))
+    assert panel.stale_text() is None
