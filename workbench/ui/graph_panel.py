@@ -74,6 +74,7 @@ class GraphPanel(Panel):
         self._cursor_line = 0
 
         self.graph = JaxprGraphView()
+        self.graph.set_controls_visible(False)
         self.graph.sig_node_selected.connect(self._on_node_clicked)
         self.graph.sig_var_selected.connect(self._on_var_clicked)
         self.value_view = ValueView()
