@@ -217,9 +217,10 @@ def node_at(tree: JaxprNode, values: NodeValues, path: Path) -> tuple[JaxprNode,
         if e >= len(node.eqns) or e >= len(vals.eqns):
             return None
         eqn, ev = node.eqns[e], vals.eqns[e]
-        if ev is None or s >= len(eqn.subjaxprs) or s >= len(ev.subs) or ev.subs[s] is None:
+        sub = ev.subs[s] if ev is not None and s < len(ev.subs) else None
+        if sub is None or s >= len(eqn.subjaxprs):
             return None
-        node, vals = eqn.subjaxprs[s].jaxpr, ev.subs[s]
+        node, vals = eqn.subjaxprs[s].jaxpr, sub
     return node, vals
 
 
