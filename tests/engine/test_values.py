@@ -475,6 +475,19 @@ def test_the_last_iteration_is_the_last_at_any_count(loaded, n):
     assert result.outputs[0].min == n
 
 
+def test_a_stride_past_the_checkpoints_still_records_every_due_iteration(loaded):
+    """25 million iterations: the stride (4,096) outgrows the copies kept every 1,024."""
+    n = 25_000_000
+    tree, result = run(loaded, "count_to", f"f32[], {n}")
+    (ev,) = [v for q, v in zip(tree.eqns, result.root.eqns, strict=True) if q.primitive == "while"]
+    assert ev.iterations == n and ev.subs[0].invars[0].min == n - 1
+    counter = ev.carry_traces[0]
+    assert counter.stride > values_module.CHECKPOINT_EVERY
+    assert len(counter.steps) <= CARRY_TRACE_MAX and counter.steps[-1] == n
+    assert np.all(np.diff(counter.steps[:-1]) == counter.stride)
+    assert np.array_equal(counter.values, counter.steps.astype(np.float64))
+
+
 def test_a_repeated_request_compiles_nothing(loaded):
     evaluate_values(loaded, "newton", "f32[]")
     with watch_compiles() as log:

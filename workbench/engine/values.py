@@ -625,25 +625,36 @@ def _while_runner(cond: Any, body: Any, scalars: tuple[int, ...]) -> Callable[..
             def step(carry: _Carried) -> _Carried:
                 return tuple(body_fun(*bconsts, *carry))
 
-            def inner_test(state: Any) -> Any:
-                go, k, ck, _, _, _, n, _ = state
-                ok = go & (k < ck + every)
-                return ok & (n < size) if scalars else ok
+            def iterate(state: Any) -> Any:
+                """The loop's own iterations, nothing more, up to ``limit``."""
+                go, k, limit, carry = state
+                new = step(carry)
+                return test(new), k + 1, limit, new
 
-            def inner(state: Any) -> Any:
+            def run_to(go: Any, k: Any, limit: Any, carry: _Carried) -> Any:
+                go, k, _, carry = lax.while_loop(
+                    lambda s: s[0] & (s[1] < s[2]), iterate, (go, k, limit, carry))
+                return go, k, carry
+
+            def point(state: Any) -> Any:
+                """Record the scalars entering iteration ``k`` (if it is due), then iterate
+                to the next due one: the writes cost once per point, not per iteration."""
                 go, k, ck, ckpt, carry, bufs, n, stride = state
                 bufs = tuple(lax.dynamic_update_slice(b, carry[p][None], (n,))
                              for b, p in zip(bufs, scalars, strict=True))
-                # stride is a power of 2; a remainder (or a select) here costs XLA on the CPU
-                # a separate kernel per iteration, the mask fuses with the rest
-                n = n + ((k & (stride - 1)) == 0).astype(itype)
-                new = step(carry)
-                return test(new), k + 1, ck, ckpt, new, bufs, n, stride
+                n = n + ((k & (stride - 1)) == 0).astype(itype)  # stride is a power of 2
+                limit = jnp.minimum((k | (stride - 1)) + 1, ck + every)
+                go, k, carry = run_to(go, k, limit, carry)
+                return go, k, ck, ckpt, carry, bufs, n, stride
 
             def stretch(state: Any) -> Any:
                 """Up to ``every`` iterations, then a copy of the carry if the loop goes on."""
-                go, k, ck, ckpt, carry, bufs, n, stride = lax.while_loop(
-                    inner_test, inner, state)
+                if scalars:
+                    go, k, ck, ckpt, carry, bufs, n, stride = lax.while_loop(
+                        lambda s: s[0] & (s[1] < s[2] + every) & (s[6] < size), point, state)
+                else:
+                    go, k, ck, ckpt, carry, bufs, n, stride = state
+                    go, k, carry = run_to(go, k, ck + every, carry)
                 onward = go & (k >= ck + every)
                 ckpt = lax.cond(onward, lambda: carry, lambda: ckpt)
                 return go, k, jnp.where(onward, k, ck), ckpt, carry, bufs, n, stride
