@@ -144,6 +144,17 @@ def loop_fails(x):
         return j + 1, v * 2.0
     return lax.while_loop(lambda s: s[0] < 10, body, (0, x))
 
+def odd_carries(x):
+    def body(s):
+        i, k, v, flag, z, h = s
+        k, sub = jax.random.split(k)
+        return i + 1, k, v + jax.random.normal(sub, v.shape), ~flag, z * (1 + 1j), h * 1.5
+    init = (0, jax.random.key(1), x, True, jnp.complex64(1.0), jnp.bfloat16(1.0))
+    return lax.while_loop(lambda s: s[0] < 5, body, init)
+
+def literal_nan(x):
+    return x + jnp.nan
+
 def keyed(x):
     k = jax.random.key(0)
     return x + jax.random.normal(k, x.shape)
@@ -164,7 +175,8 @@ def call(loaded, name, args, transforms=()):
     """What calling the (transformed) function on the example arguments gives, flattened."""
     prepared = prepare(loaded, name, args, transforms)
     out = prepared.fn(*example_values(prepared.dynamic_specs))
-    return [np.asarray(x) for x in jax.tree_util.tree_leaves(out)]
+    return [np.asarray(jax.random.key_data(x) if jnp.issubdtype(x.dtype, jax.dtypes.prng_key)
+                       else x) for x in jax.tree_util.tree_leaves(out)]
 
 
 def same_bits(a, b) -> bool:
@@ -187,7 +199,7 @@ def check_outputs(loaded, name, args, transforms=()):
     got = []
     for var, s in zip(tree.outvars, result.outputs, strict=True):
         assert s is not None
-        if var.literal is not None:
+        if var.literal is not None or s.dtype.startswith("key"):  # a key has no array to show
             got.append(None)
             continue
         got.append(variable_array(loaded, name, args, transforms, refs[var.name]).data)
@@ -265,6 +277,7 @@ CALLS = [
     ("rules", "f32[8]", ("grad",)),
     ("rules", "f32[8]", ("grad", "vmap")),
     ("fori_static", "f32[]", ("grad",)),
+    ("odd_carries", "f32[3]", ()),
 ]
 
 
@@ -531,6 +544,25 @@ def test_the_first_inf_and_nan_are_flagged_where_they_appear(loaded):
     assert result.root.eqns[log].new_inf and not result.root.eqns[log].new_nan
     assert result.root.eqns[mul].new_nan and not result.root.eqns[mul].new_inf  # Inf came in
     assert result.root.eqns[mul].outs[0].nan == 3 and result.root.eqns[mul].outs[0].min is None
+
+
+def test_a_nan_written_in_the_code_is_not_a_new_one(loaded):
+    tree, result = run(loaded, "literal_nan", "f32[3]")
+    (ev,) = result.root.eqns
+    assert ev.outs[0].nan == 3 and not ev.new_nan and result.first_nan is None
+
+
+def test_a_loop_carries_keys_flags_complex_and_bfloat16(loaded):
+    tree, result = run(loaded, "odd_carries", "f32[3]")
+    (ev,) = [v for q, v in zip(tree.eqns, result.root.eqns, strict=True) if q.primitive == "while"]
+    assert ev.iterations == 5
+    # the scalars with real numbers: the counter, the flag, the bfloat16; not the key,
+    # the vector or the complex number
+    assert [t.position for t in ev.carry_traces] == [0, 3, 5]
+    counter, flag, half = ev.carry_traces
+    assert flag.values.tolist() == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    assert half.values.tolist() == [1.5 ** i for i in range(6)]
+    assert result.outputs[1].dtype == "key<fry>" and result.outputs[4].dtype == "complex64"
 
 
 def test_a_run_time_error_keeps_the_values_up_to_it(loaded):

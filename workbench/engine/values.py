@@ -791,11 +791,14 @@ def _bad(s: ValueSummary) -> tuple[bool, bool]:
 
 
 def _literal_bad(atom: Any) -> tuple[bool, bool]:
-    try:
-        v = np.asarray(atom.val, dtype=np.float64)
-    except (TypeError, ValueError):
+    """Whether a literal input holds a NaN, an Inf (``jnp.nan`` written in the code)."""
+    v = np.asarray(atom.val)
+    if v.dtype.kind in "biuO":
         return False, False
-    return bool(np.isnan(v).any()), bool(np.isinf(v).any())
+    try:
+        return bool(np.isnan(v).any()), bool(np.isinf(v).any())
+    except TypeError:  # a type without NaN
+        return False, False
 
 
 def _host_summary(a: np.ndarray, shape: tuple[int, ...], name: str) -> ValueSummary:
