@@ -328,3 +328,28 @@ def test_only_jax_internals_touches_private_jax():
         "private JAX API outside workbench/engine/jax_internals.py; wrap it there:\n"
         + "\n".join(found)
     )
+
+
+def test_bind_equation_runs_each_equation_as_eval_jaxpr_does(loaded):
+    api = "Primitive.get_bind_params and JaxprEqn.ctx.manager (jax._src.core.eval_jaxpr's loop)"
+    fix = "bind one equation the way eval_jaxpr now does in bind_equation"
+    x = jnp.linspace(-2.0, 2.0, 8)
+    for name in ("twice", "looped"):  # a jit, and a scan with two outputs
+        closed = closed_of(loaded, name, x)
+        env = dict(zip(closed.jaxpr.invars, [x], strict=True))
+        with private(api, fix):
+            for eqn in closed.jaxpr.eqns:
+                ins = [a.val if isinstance(a, Literal) else env[a] for a in eqn.invars]
+                outs = ji.bind_equation(eqn, ins)
+                env.update(zip(eqn.outvars, outs, strict=True))
+        got = [env[v] for v in closed.jaxpr.outvars]
+        want = jax.tree_util.tree_leaves(loaded.function(name)(x))
+        assert all(bool((g == w).all()) for g, w in zip(got, want, strict=True)), changed(
+            api, f"{fix} ({name} gives {got}, calling it {want})")
+    # A custom rule's params (its jaxpr, the rule thunks) become what its primitive binds.
+    closed = closed_of(loaded, "clip_grad", x)
+    (eqn,) = closed.jaxpr.eqns
+    assert eqn.primitive.name == "custom_vjp_call", eqn.primitive.name
+    with private(api, fix):
+        (out,) = ji.bind_equation(eqn, [x])
+    assert bool((out == x).all()), changed(api, fix)

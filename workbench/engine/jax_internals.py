@@ -29,7 +29,9 @@ workbench imports ``jax._src`` (that test checks it). What is wrapped:
   ``custom_vjp`` backward rule's equations are recorded under the forward
   call's traceback (:func:`rule_frames`);
 - the monitoring event ``jax._src.dispatch.BACKEND_COMPILE_EVENT`` and its
-  ``fun_name`` keyword (:func:`compiled_function_name`).
+  ``fun_name`` keyword (:func:`compiled_function_name`);
+- ``Primitive.get_bind_params`` and ``JaxprEqn.ctx.manager``, the way
+  ``jax._src.core.eval_jaxpr`` binds one equation (:func:`bind_equation`).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import contextlib
 import contextvars
 import threading
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 # What the printer fills in and the tree reads names from: an opaque
@@ -301,3 +303,22 @@ def compiled_function_name(event: str, kwargs: Mapping[str, Any]) -> str | None:
     if event != BACKEND_COMPILE_EVENT:
         return None
     return str(kwargs.get("fun_name", ""))
+
+
+def bind_equation(eqn: Any, invals: Sequence[Any]) -> list[Any]:
+    """Run one jaxpr equation on concrete inputs, as ``jax.core.eval_jaxpr`` runs each of its own.
+
+    Mirrors the loop body of ``jax._src.core.eval_jaxpr``: the bind params come
+    from ``Primitive.get_bind_params`` (a custom rule's jaxpr becomes the callable
+    its primitive binds), under the equation's own context (``eqn.ctx.manager``:
+    compute type, mesh) and its source traceback, so JAX's own errors name the
+    user's line. The outputs as a list, one per outvar.
+    """
+    from jax.extend import source_info_util
+
+    params = eqn.primitive.get_bind_params(eqn.params)
+    name_stack = source_info_util.current_name_stack() + eqn.source_info.name_stack
+    with (source_info_util.user_context(eqn.source_info.traceback, name_stack=name_stack),
+          eqn.ctx.manager):
+        out = eqn.primitive.bind(*invals, **params)
+    return list(out) if eqn.primitive.multiple_results else [out]

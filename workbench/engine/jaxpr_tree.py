@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,18 +65,46 @@ def describe(closed: Any, filename: str) -> JaxprDescription:
     return JaxprDescription(text, tree, JaxprStats(sum(counts.values()), ordered))
 
 
+def inner_jaxprs(params: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """(label, Jaxpr or ClosedJaxpr) of every sub-jaxpr in an equation's ``params``.
+
+    In the printer's order: params sorted by name, a tuple's items in turn
+    (``branches[1]``), a param that is itself a primitive looked inside
+    (``_prim.jaxpr``). The tree's ``Eqn.subjaxprs`` and the values' ``EqnValues.subs``
+    both come from here, so position ``i`` of one is position ``i`` of the other.
+    """
+    from jax.extend.core import ClosedJaxpr, Jaxpr, jaxprs_in_params
+
+    found: list[tuple[str, Any]] = []
+    direct = next(jaxprs_in_params(dict(params)), None) is not None
+    for key in sorted(params):
+        value = params[key]
+        if type(value) in _PLAIN or value is None:
+            continue
+        hidden = hidden_params(value)
+        if hidden is not None:
+            found.extend(inner_jaxprs(hidden, f"{prefix}{key}."))
+            continue
+        if not direct:
+            continue
+        items = enumerate(value) if isinstance(value, tuple) else ((None, value),)
+        for i, item in items:
+            if isinstance(item, (Jaxpr, ClosedJaxpr)):
+                found.append((f"{prefix}{key}" if i is None else f"{prefix}{key}[{i}]", item))
+    return found
+
+
 class _TreeBuilder:
     """Walks the jaxpr once; nodes are reused where a jaxpr recurs under the same call line."""
 
     def __init__(self, context: Any, filename: str):
-        from jax.extend.core import ClosedJaxpr, Jaxpr, Literal, jaxprs_in_params
+        from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 
         self.context = context
         self.filename = filename
         self.jaxpr_types = (Jaxpr, ClosedJaxpr)
         self.closed_type = ClosedJaxpr
         self.literal_type = Literal
-        self.jaxprs_in_params = jaxprs_in_params
         # Keyed by id: atoms and avals live as long as the jaxpr being walked.
         self.types: dict[int, str] = {}
         self.vars: dict[int, Var] = {}
@@ -92,7 +121,8 @@ class _TreeBuilder:
         counts: Counter[str] = Counter()
         eqns = []
         for eqn in jaxpr.eqns:
-            inner = self._inner_jaxprs(eqn.params)
+            inner = [(label, j.jaxpr if isinstance(j, self.closed_type) else j)
+                     for label, j in inner_jaxprs(eqn.params)]
             where = parent
             if own_lines:
                 where = editor_location(eqn.source_info, self.filename)
@@ -123,27 +153,6 @@ class _TreeBuilder:
         )
         self.memo[key] = (node, counts)
         return node, counts
-
-    def _inner_jaxprs(self, params: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-        """(label, Jaxpr) of every sub-jaxpr in ``params``, in the printer's order."""
-        found: list[tuple[str, Any]] = []
-        direct = next(self.jaxprs_in_params(params), None) is not None
-        for key in sorted(params):
-            value = params[key]
-            if type(value) in _PLAIN or value is None:
-                continue
-            hidden = hidden_params(value)
-            if hidden is not None:
-                found.extend(self._inner_jaxprs(dict(hidden), f"{prefix}{key}."))
-                continue
-            if not direct:
-                continue
-            items = enumerate(value) if isinstance(value, tuple) else ((None, value),)
-            for i, item in items:
-                if isinstance(item, self.jaxpr_types):
-                    inner = item.jaxpr if isinstance(item, self.closed_type) else item
-                    found.append((f"{prefix}{key}" if i is None else f"{prefix}{key}[{i}]", inner))
-        return found
 
     def _subjaxprs(self, inner: list[tuple[str, Any]], where: tuple[str | None, int | None],
                    counts: Counter[str]) -> tuple[SubJaxpr, ...]:

@@ -245,3 +245,21 @@ def _time(service: Service, request: p.Time, context: Context) -> p.ResultValue:
                          baseline=request.baseline, sweep=request.sweep,
                          config=config, on_progress=on_progress,
                          should_stop=context.should_stop)
+
+
+@handles(p.Values)
+def _values(service: Service, request: p.Values, context: Context) -> p.ResultValue:
+    from workbench.engine.values import evaluate_values
+
+    # A run-time error in the user's program is part of the result (values up to it),
+    # not a failure reply; Stop between equations is a KeyboardInterrupt (Cancelled).
+    return evaluate_values(service.require_loaded(), request.name, request.args,
+                           tuple(request.transforms), should_stop=context.should_stop)
+
+
+@handles(p.VarArray)
+def _var_array(service: Service, request: p.VarArray, context: Context) -> p.ResultValue:
+    from workbench.engine.values import variable_array
+
+    return variable_array(service.require_loaded(), request.name, request.args,
+                          tuple(request.transforms), request.ref)

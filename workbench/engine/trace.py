@@ -61,19 +61,9 @@ def trace_function(
     prints while tracing is kept on the result (and still reaches the streams
     that were current, e.g. the console).
     """
-    import jax
-
     entry = _prepare_entry(loaded, name, args, transforms)
     with capture_printed(tee=True) as printed:
-        try:
-            with rule_frames(loaded.filename):
-                closed = jax.make_jaxpr(entry.prepared.fn)(*entry.values)
-        except Exception as exc:
-            from workbench.engine.catalog import explain
-
-            raise UserCodeError(
-                explain(exc, loaded.filename, function=entry.prepared.fn)
-            ) from exc
+        closed = _make_jaxpr(loaded, entry)
     described = describe_cached(closed, loaded.filename)
     return TraceResult(
         function=name,
@@ -84,6 +74,34 @@ def trace_function(
         jaxpr=described.tree,
         printed=printed.result(),
     )
+
+
+def closed_jaxpr(
+    loaded: LoadedSource,
+    name: str,
+    args: str | Sequence[Spec],
+    transforms: Sequence[str] = (),
+) -> tuple[Any, PreparedCall]:
+    """The ClosedJaxpr ``trace_function`` describes, and the call it was traced from.
+
+    JAX's trace cache hands back the same object while the function is the same,
+    so a jaxpr evaluated here lines up, equation for equation, with the tree the
+    window shows. Raises as ``trace_function`` does.
+    """
+    entry = _prepare_entry(loaded, name, args, transforms)
+    return _make_jaxpr(loaded, entry), entry.prepared
+
+
+def _make_jaxpr(loaded: LoadedSource, entry: _Entry) -> Any:
+    import jax
+
+    try:
+        with rule_frames(loaded.filename):
+            return jax.make_jaxpr(entry.prepared.fn)(*entry.values)
+    except Exception as exc:
+        from workbench.engine.catalog import explain
+
+        raise UserCodeError(explain(exc, loaded.filename, function=entry.prepared.fn)) from exc
 
 
 def prepare_cached(
