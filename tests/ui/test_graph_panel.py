@@ -19,9 +19,11 @@ SIN_LINE, MUL_LINE, SUM_LINE = 2, 3, 4
 
 LOOP = """\
 def newton(a):
+    a = jnp.abs(a) + 1.0
+
     def keep_going(state):
         x, i = state
-        return jnp.abs(x * x - a) > 1e-6
+        return (jnp.abs(x * x - a) > 1e-6) & (i < 100)
 
     def improve(state):
         x, i = state
@@ -31,16 +33,17 @@ def newton(a):
 """
 
 
-def _graph_window(qtbot, make_window, source, spec="f32[8]"):
+def _graph_window(qtbot, make_window, source, spec="f32[8]", function="f"):
     window = make_window()
     window.new_file()
     qtbot.waitUntil(lambda: window.graph_panel is not None, timeout=30000)
     window.panel_docks[3].raise_()
     panel = window.graph_panel
     qtbot.waitUntil(panel.isVisible, timeout=10000)
-    window.controls.arg_spec.setText(spec)
+    window.controls.select(function, spec)
     with qtbot.waitSignal(window.session.sig_values, timeout=60000):
         window.editor.setPlainText(source)
+    assert window.controls.args() == spec
     qtbot.waitUntil(lambda: panel.values is not None and panel.trace is window.session.trace,
                     timeout=30000)
     return window, panel
@@ -111,9 +114,9 @@ def test_stepping_walks_the_evaluation_order_and_keeps_its_place(qtbot, make_win
 
     # Another panel, then back: the same step.
     window.panel_docks[0].raise_()
-    qtbot.waitUntil(lambda: not panel.isVisible(), timeout=5000)
+    qtbot.waitUntil(lambda: panel.visibleRegion().isEmpty(), timeout=5000)
     window.panel_docks[3].raise_()
-    qtbot.waitUntil(panel.isVisible, timeout=5000)
+    qtbot.waitUntil(lambda: not panel.visibleRegion().isEmpty(), timeout=5000)
     assert panel.stepper.position == 1
     assert panel.graph.current_node() == panel.graph.node_index(second)
 
@@ -131,7 +134,8 @@ def test_stepping_walks_the_evaluation_order_and_keeps_its_place(qtbot, make_win
 
 
 def test_a_loop_node_shows_its_iterations_and_carry_trace(qtbot, make_window):
-    window, panel = _graph_window(qtbot, make_window, LOOP, spec="f32[]")
+    window, panel = _graph_window(qtbot, make_window, LOOP, spec="f32[]",
+                                  function="newton")
     while_path = next((i,) for i, e in enumerate(panel.trace.jaxpr.eqns)
                       if e.primitive == "while")
     ev = panel.values.root.eqns[while_path[0]]
@@ -194,3 +198,72 @@ def test_an_edit_that_fails_leaves_the_graph_marked_stale(qtbot, make_window):
     with qtbot.waitSignal(window.session.sig_values, timeout=60000):
         window.editor.setPlainText(SOURCE.replace("2.0", "3.0"))
     assert panel.stale_text() is None
+
+
+def _examples():
+    from workbench.examples import bundled_examples
+
+    return bundled_examples()
+
+
+@pytest.fixture(scope="module")
+def example_window(qapp, tmp_path_factory):
+    """One window for all bundled examples: each is opened in turn, as a teacher would."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from workbench.ui.main_window import MainWindow
+    from workbench.ui.settings import Settings
+
+    tmp = tmp_path_factory.mktemp("examples")
+    window = MainWindow(settings=Settings(tmp / "settings.ini"), autosave_dir=tmp / "autosave",
+                        ask=False, console=False)
+    window.show()
+    yield window
+    window.close()
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.mark.parametrize("example", _examples(), ids=lambda e: e.name)
+def test_every_bundled_example_graphs_values_and_steps(qtbot, example_window, example):
+    window = example_window
+    qtbot.waitUntil(lambda: window.graph_panel is not None, timeout=30000)
+    window.panel_docks[3].raise_()
+    panel = window.graph_panel
+    qtbot.waitUntil(lambda: not panel.visibleRegion().isEmpty(), timeout=10000)
+    with qtbot.waitSignal(window.session.sig_values, timeout=120000):
+        window.open_example(example)
+        window.run()
+    values = panel.values
+    assert values.function == example.function and values.error is None
+    assert panel.graph.graph is not None and panel.graph.graph.nodes
+    order = panel.stepper.order
+    assert order and len(order) == len(set(order))
+    for _ in range(min(3, len(order))):
+        qtbot.mouseClick(panel.step_next, Qt.MouseButton.LeftButton)
+    current = panel.stepper.current
+    assert current == order[min(3, len(order)) - 1]
+    assert window.jaxpr.selected_path() == current
+    assert panel.value_view.header.text()  # the step's value is shown
+
+
+
+def test_an_edit_keeps_the_step_on_the_same_equation_and_another_function_starts_over(
+        qtbot, make_window):
+    window, panel = _graph_window(qtbot, make_window, SOURCE)
+    for _ in range(2):
+        qtbot.mouseClick(panel.step_next, Qt.MouseButton.LeftButton)
+    here = panel.stepper.current
+    with qtbot.waitSignal(window.session.sig_values, timeout=60000):
+        window.editor.setPlainText(SOURCE.replace("2.0", "3.0"))
+    assert panel.stepper.current == here
+    assert panel.graph.current_node() == panel.graph.node_index(here)
+
+    other = SOURCE + "\n\ndef g(x):\n    return jnp.cos(x) + jnp.exp(x) * 2.0\n"
+    with qtbot.waitSignal(window.session.sig_values, timeout=60000):
+        window.editor.setPlainText(other)
+    with qtbot.waitSignal(window.session.sig_values, timeout=60000):
+        window.controls.select("g")
+        window.tracer.trace()
+    assert panel.trace.function == "g"
+    assert panel.stepper.current is None

@@ -72,6 +72,7 @@ class GraphPanel(Panel):
         self._asked: TraceResult | None = None  # the trace whose values are on the way
         self._ref: VarRef | None = None  # the variable the value view shows
         self._cursor_line = 0
+        self._stepped: tuple[TraceResult | None, tuple[int, ...] | None] = (None, None)
 
         self.graph = JaxprGraphView()
         self.graph.set_controls_visible(False)
@@ -244,7 +245,12 @@ class GraphPanel(Panel):
             return
         self._values = values
         self.graph.set_values(values)
-        self.stepper.follow(list(steps(self._trace.jaxpr, values.root)))
+        order = list(steps(self._trace.jaxpr, values.root))
+        if self._same_step(self._trace):
+            self.stepper.follow(order)
+        else:
+            self.stepper.reset(order)
+        self._stepped = (self._trace, self.stepper.current)
         self.status.setText(self._status_text(values))
         if values.error is not None and values.error_path is not None:
             eqn = eqn_at(self._trace.jaxpr, values.error_path)
@@ -256,6 +262,16 @@ class GraphPanel(Panel):
             self._show_step()
         elif self._ref is not None:
             self._show_ref(self._ref)
+
+    def _same_step(self, trace: TraceResult) -> bool:
+        """Whether the step shown before belongs to the same equation of the same function
+        in ``trace`` (an edit elsewhere, a panel switch): then stepping keeps its place."""
+        before, path = self._stepped
+        if before is None or path is None or before.function != trace.function:
+            return False
+        old, new = eqn_at(before.jaxpr, path), eqn_at(trace.jaxpr, path)
+        return old is not None and new is not None and (old.primitive, old.line) == (
+            new.primitive, new.line)
 
     def _status_text(self, values: ValuesResult) -> str:
         assert self._trace is not None
@@ -390,6 +406,7 @@ class GraphPanel(Panel):
 
     def _show_step(self) -> None:
         current = self.stepper.current
+        self._stepped = (self._trace, current)
         self.graph.set_step(current, self.stepper.done() if current is not None else None)
         self._update_step_controls()
         if current is not None:
