@@ -425,6 +425,7 @@ def test_catalog_lists_every_kind_once_and_each_is_triggered_here():
     tested = {c[6] for c in CASES} | {
         "leaked-tracer", "key-reuse", "out-of-memory", "name", "syntax", "exception",
         "exit",  # tests/faults/test_requests_answer.py, through a real kernel
+        "callback",  # tests/engine/test_catalog.py below, at run time (values)
     }
     assert set(kinds) == tested
     # and each case of the table has its specifics checked
@@ -675,3 +676,19 @@ def test_cli_trace_prints_the_own_jit_hint(capsys, tmp_path):
     assert "f_if has its own @jax.jit: it traces x although the argument spec gives x as the " \
         "literal 3" in err
     assert 'static_argnames="x"' in err and "make the argument static" not in err
+
+
+def test_a_callback_that_raises_at_run_time_names_its_exception():
+    from workbench.engine.source import load_source
+    from workbench.engine.values import evaluate_values
+
+    source = (
+        "def check(v):\n    raise ValueError('negative input!')\n\n"
+        "def f(x):\n"
+        "    return jax.pure_callback(check, jax.ShapeDtypeStruct(x.shape, x.dtype), x)"
+        "  # mistake\n"
+    )
+    result = evaluate_values(load_source(source, "editor.py"), "f", "f32[3]")
+    ex = result.error
+    check(ex, "callback", mistake_line(source))
+    assert ex.specifics == "your callback raised ValueError: negative input!"

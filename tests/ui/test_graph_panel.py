@@ -142,6 +142,7 @@ def test_a_loop_node_shows_its_iterations_and_carry_trace(qtbot, make_window):
     assert ev.iterations is not None and ev.iterations > 0
     _click_node(qtbot, panel, while_path)
     assert panel.value_view.picture_kind() == "carry"
+    assert f"{ev.iterations:,} iterations" in panel.value_view.note_label.text()
 
 
 NAN_SOURCE = """\

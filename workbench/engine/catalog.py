@@ -402,6 +402,12 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
+def _callback_error(c: Clues) -> str:
+    """The exception the host callback raised, out of the runtime error that carries it."""
+    raised = re.findall(r"^(\w+(?:Error|Exception|Warning)): (.+)$", c.message, re.MULTILINE)
+    return f"your callback raised {raised[-1][0]}: {raised[-1][1]}" if raised else ""
+
+
 def _memory(c: Clues) -> str:
     raw = re.search(r"allocat\w*\s+(\d+)\s+bytes", c.message)
     if raw:
@@ -743,6 +749,19 @@ ENTRIES: tuple[Entry, ...] = (
         types=("TypeError",),
         pattern=r"while_loop body function carry input and carry output",
         specifics=_carry_types,
+    ),
+    Entry(
+        kind="callback",
+        title="A Python callback raised while the computation ran",
+        hint=(
+            "jax.pure_callback, jax.debug.callback and io_callback run your Python function "
+            "when the computation runs, not when it is traced: the error below is that "
+            "function's. Check the values it received (they are concrete arrays there)."
+        ),
+        doc_url=f"{DOCS}/external-callbacks.html",
+        types=("JaxRuntimeError", "XlaRuntimeError", "RuntimeError"),
+        pattern=r"[Cc]allback error|calling callback",
+        specifics=_callback_error,
     ),
     Entry(
         kind="out-of-memory",

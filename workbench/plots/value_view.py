@@ -372,8 +372,9 @@ class ValueView(QtWidgets.QWidget):
         self._set_tabs([kind] if kind == "scalar" else [kind, "histogram"])
         self.slice_row.setVisible(kind == "heatmap" and values.ndim > 2)
 
-    def show_carry(self, trace: CarryTrace, name: str) -> None:
-        """A loop's scalar carry over its iterations (a Newton iteration converging)."""
+    def show_carry(self, trace: CarryTrace, name: str, note: str = "") -> None:
+        """A loop's scalar carry over its iterations (a Newton iteration converging);
+        ``note`` says more about the loop (how many iterations it ran)."""
         self._reset_data()
         self._summary = None
         self._value_note = ""
@@ -393,8 +394,8 @@ class ValueView(QtWidgets.QWidget):
             f"first {fmt_number(float(values[0]))}   last {fmt_number(float(values[-1]))}")
         bad = np.flatnonzero(~np.isfinite(values))
         self._set_bad(f"not finite from iteration {int(steps[bad[0]]):,}" if bad.size else "")
-        self._set_note(f"every {ordinal(trace.stride)} iteration shown" if trace.stride > 1
-                       else "")
+        thinned = f"every {ordinal(trace.stride)} iteration shown" if trace.stride > 1 else ""
+        self._set_note("; ".join(t for t in (note, thinned) if t))
         self._carry = (steps.astype(np.float64), values)
         self._carry_curve.setSymbol("o" if steps.size <= SYMBOLS_MAX else None)
         self._draw_carry()

@@ -31,6 +31,7 @@ from workbench.api.choices import Transform
 from workbench.api.jaxpr import Eqn, JaxprNode, TraceResult
 from workbench.api.values import (
     ArrayValue,
+    EqnValues,
     ValuesResult,
     VarRef,
     eqn_at,
@@ -98,7 +99,7 @@ class GraphPanel(Panel):
         fit.setToolTip("show the whole graph (F)")
         fit.clicked.connect(self.graph.fit)
 
-        self.step_reset = self._button("stepReset", "\u23ee", "back to before the first "
+        self.step_reset = self._button("stepReset", "Start", "back to before the first "
                                        "equation", self._on_step_reset)
         self.step_previous = self._button("stepPrevious", "\u25c0 Previous",
                                           "the equation evaluated before (Shift+F10)",
@@ -135,8 +136,9 @@ class GraphPanel(Panel):
         self.splitter.addWidget(self.graph)
         self.splitter.addWidget(self.value_view)
         self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 1)
-        layout = QVBoxLayout(self)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([600, 400])  # kept in proportion when the dock is laid out
+        layout = _FittingColumn(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
         layout.addWidget(self.status)
@@ -153,6 +155,7 @@ class GraphPanel(Panel):
             self.graph.set_graph(None, "no trace yet: type a function in the editor")
 
     # ------------------------------------------------------------------ Panel
+
 
     def set_presentation_scale(self, factor: float) -> None:
         self.graph.set_presentation_scale(factor)
@@ -316,15 +319,17 @@ class GraphPanel(Panel):
         if values is None:
             self.value_view.show_value(title, None, "evaluating ...")
             return
-        self.value_view.show_value(title, summary, note if summary is None else "")
+        ev = eqn_values_at(values.root, (*ref.node, ref.eqn)) if ref.eqn is not None else None
+        if summary is not None:
+            note = _control_note(ev)
+        self.value_view.show_value(title, summary, note)
         if summary is None:
             return
         if ref.eqn is not None:
-            ev = eqn_values_at(values.root, (*ref.node, ref.eqn))
             trace = next((t for t in ev.carry_traces if t.position == ref.index), None) \
                 if ev is not None else None
             if trace is not None:
-                self.value_view.show_carry(trace, title)
+                self.value_view.show_carry(trace, title, note)
                 return
         trace_now = self._trace
         assert trace_now is not None
@@ -433,6 +438,27 @@ class GraphPanel(Panel):
 
     def _on_collapse_changed(self, value: int) -> None:
         self.graph.set_collapse_threshold(value)
+
+
+def _control_note(ev: EqnValues | None) -> str:
+    """What a control-flow equation did: the branch it took, the iterations it ran."""
+    if ev is None:
+        return ""
+    if ev.taken is not None:
+        return f"branch {ev.taken} ran; the others did not"
+    if ev.iterations is not None:
+        runs = f"{ev.iterations:,} iteration{'' if ev.iterations == 1 else 's'}"
+        return f"{runs}; inside, the values of the last one" if ev.iterations else runs
+    return ""
+
+
+class _FittingColumn(QVBoxLayout):
+    """A column that does not ask for height-for-width: with it, the dock's scroll area
+    would size the panel by its word-wrapped labels' preferred heights, pushing the
+    plots below the dock's edge, instead of fitting the panel to the dock."""
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt override)
+        return False
 
 
 def _transforms(trace: TraceResult) -> tuple[Transform, ...]:
