@@ -25,7 +25,7 @@ def _ready(qtbot, window):
 def test_a_live_edit_with_the_panels_hidden_sends_one_request(qtbot, make_window):
     window = make_window()
     _ready(qtbot, window)
-    for dock in window.panel_docks[:2]:  # plot and timing
+    for dock in (*window.panel_docks[:2], window.panel_docks[3]):  # plot, timing and graph
         dock.close()
     sent: list[p.Request] = []
     window.engine.sig_request_sent.connect(sent.append)
