@@ -69,7 +69,7 @@ import igraph
 import numpy as np
 
 from workbench.api.jaxpr import Eqn, JaxprNode, Var
-from workbench.api.values import NodeValues, Path, VarRef, steps
+from workbench.api.values import NodeValues, Path, VarRef, steps, var_refs
 from workbench.plots.graph_style import family_of
 
 
@@ -520,7 +520,7 @@ class _Builder:
             in_keys[i] = len(items) - 1
             if v.name:
                 defs[v.name] = (len(items) - 1, None)
-        refs = _refs(node, path)
+        refs = var_refs(node, path)
         bounds = chunk_bounds(len(node.eqns), self.o)
         if len(bounds) == 1:
             self._eqns(node, path, 0, len(node.eqns), depth, items, links, defs, refs)
@@ -839,21 +839,6 @@ def _port_node(item: _Item, port: tuple[float, float], bottom: bool) -> GraphNod
                 abs((nd.y + nd.h if bottom else nd.y) - py) < 0.5:
             return nd
     return item.nodes[0]
-
-
-def _refs(node: JaxprNode, path: Path) -> dict[str, VarRef]:
-    refs: dict[str, VarRef] = {}
-    for i, v in enumerate(node.constvars):
-        if v.name:
-            refs[v.name] = VarRef(path, None, i, True)
-    for i, v in enumerate(node.invars):
-        if v.name:
-            refs[v.name] = VarRef(path, None, i)
-    for e, eqn in enumerate(node.eqns):
-        for j, v in enumerate(eqn.outvars):
-            if v.name and v.name != "_":
-                refs[v.name] = VarRef(path, e, j)
-    return refs
 
 
 def assign_layers(n: int, edges: list[tuple[int, int]], pinned: list[str]) -> list[int]:
