@@ -45,6 +45,8 @@ def test_the_window_attaches_and_names_the_host(qtbot, make_window, tcp_kernel):
 def test_stop_interrupts_an_endless_loop_in_the_attached_kernel(qtbot, make_window, tcp_kernel):
     window = attached_window(make_window, tcp_kernel.connection_file)
     window.live_box.setChecked(False)
+    qtbot.waitUntil(lambda: window.graph_panel is not None, timeout=60000)
+    window.panel_docks[3].close()  # no values request queued before the loop: only the Stop
     qtbot.waitUntil(lambda: window.engine.state == "idle", timeout=60000)
     window.new_file()
     window.editor.setPlainText("n = 0\nwhile True:\n    n += 1\n")
