@@ -96,6 +96,9 @@ class LoadSource(Request):
     source: str
     filename: str = "editor.py"
     trace: Trace | None = None
+    keep_names: bool = False
+    """Keep the names earlier sources defined (a lesson's steps build on each other, as a
+    notebook's cells do); otherwise a function the new source no longer defines is dropped."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -18,6 +18,7 @@ import numpy as np
 
 from workbench.api import messages as m
 from workbench.api.choices import INITS, Dataset, Init
+from workbench.api.commands import add_kmeans_arguments
 from workbench.api.kmeans import KMeansDemo, KMeansRun
 from workbench.cli.runner import add_engine_options, open_engine
 from workbench.engine.errors import UsageError
@@ -31,38 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "iteration, the mean squared distance (inertia_mean), the mean distance and the "
         "points that changed cluster.",
     )
-    src = p.add_mutually_exclusive_group()
-    src.add_argument(
-        "--tutorial",
-        action="store_true",
-        help="the tutorial's 800 points in three blobs (default; K defaults to 4)",
-    )
-    src.add_argument("--blobs", type=int, metavar="N", help="N points in K Gaussian blobs")
-    src.add_argument(
-        "--data", metavar="FILE", help="points from a .npy or .csv file (N x D, D >= 2)"
-    )
-    p.add_argument("--k", type=int, help="number of clusters")
-    p.add_argument("--spread", type=float, default=1.0, help="blob standard deviation (default 1)")
-    p.add_argument(
-        "--init",
-        default=INITS[0],
-        metavar="|".join((*INITS, "FILE.npy")),
-        help=f"initial centroids (default {INITS[0]})",
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed for blobs and the initialisation")
-    p.add_argument("--max-iter", type=int, default=100, help="at most this many iterations")
-    p.add_argument(
-        "--tol",
-        type=float,
-        default=1e-5,
-        help="stop when the mean squared distance falls by no more than this (default 1e-5; "
-        "0: only at a fixed point; negative: run --max-iter iterations)",
-    )
-    p.add_argument(
-        "--devices", metavar="all|cpu|gpu|tpu|DEVICE,...",
-        help="shard the points over these devices (all: every device of the default "
-        "backend); the result is the one-device result. Default: one device",
-    )
+    add_kmeans_arguments(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--labels-out", metavar="FILE.npy", help="write the final labels here")
     p.add_argument(

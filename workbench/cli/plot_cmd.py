@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from workbench.api import commands
 from workbench.api import messages as m
+from workbench.api.commands import add_plot_arguments
 from workbench.api.curves import Curves
 from workbench.cli.common import UserOutput, read_user_file
 from workbench.cli.runner import add_engine_options, open_engine
@@ -27,23 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "x in [L, R]. Numeric keyword parameters (selu's alpha) are set with --param.",
     )
     p.add_argument("file", metavar="FILE", help="a Python file, as the editor would hold it")
-    p.add_argument("function", metavar="FUNC", help="the function to plot")
-    p.add_argument("--order", type=int, default=2, help="highest derivative, 0 to 4 (default 2)")
-    p.add_argument("--range", nargs=2, type=float, default=(-5.0, 5.0), metavar=("L", "R"),
-                   dest="range_", help="the interval (default -5 5)")
-    p.add_argument("--points", type=int, default=1000, help="number of samples (default 1000)")
-    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="a parameter value, e.g. --param alpha=1.5 (repeatable)")
-    p.add_argument("--wrt", metavar="ARG", help="the argument to vary and differentiate "
-                   "(default: the first without a default)")
+    add_plot_arguments(p)
     p.add_argument("--check", action="store_true",
                    help="compare each derivative with a central difference")
     p.add_argument("--format", choices=("text", "json", "csv"), default="text")
     p.add_argument("-o", "--output", metavar="FILE.png|FILE.svg",
                    help="draw the curves into a PNG or SVG file (headless) instead of printing")
-    p.add_argument("--overlay", action="append", default=[], metavar="FUNC",
-                   help="with -o: draw FUNC on the same axes too (repeatable), e.g. "
-                   "--overlay sigmoid --overlay relu")
     p.add_argument("--size", default="900x600", metavar="WxH",
                    help="with -o: the image size in pixels (default 900x600)")
     add_engine_options(p)
@@ -51,16 +42,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def parse_params(items: list[str]) -> dict[str, float]:
-    params: dict[str, float] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        try:
-            if not sep or not name.strip():
-                raise ValueError
-            params[name.strip()] = float(value)
-        except ValueError:
-            raise UsageError(f"bad --param {item!r}: write NAME=NUMBER, e.g. alpha=1.5") from None
-    return params
+    try:
+        return commands.parse_params(items)
+    except commands.CommandError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _finite_or_none(values: np.ndarray) -> list[float | None]:

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from workbench.api import messages as m
-from workbench.api.choices import DEVICE_CHOICES, MODES
+from workbench.api.commands import add_time_arguments
 from workbench.api.timing import TimingReport
 from workbench.api.timing_report import report_json
 from workbench.cli.common import UserOutput, read_user_file
@@ -26,24 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "dispatch vs dispatch+wait and the input transfer.",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("function", metavar="FUNC")
-    p.add_argument("--args", required=True, metavar="SPEC",
-                   help="argument spec, e.g. 'f32[1000000]' or 'f32[N]' with --sweep")
-    p.add_argument("--devices", default=DEVICE_CHOICES[0],
-                   metavar="|".join(DEVICE_CHOICES) + "|DEVICE,...",
-                   help="all (default: every device of every backend), a platform, or "
-                   "devices such as cpu:1 or gpu:0,gpu:1")
-    p.add_argument("--modes", default=",".join(MODES),
-                   help=f"comma-separated: {','.join(MODES)}")
-    p.add_argument("--baseline", metavar="FUNC", help="a NumPy version to time beside it")
-    p.add_argument("--sweep", metavar="N=LO:HI[:COUNT]",
-                   help="sizes for a placeholder, log-spaced (default one per decade)")
+    add_time_arguments(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--repeats", type=int, default=7, help="repeats per measurement (default 7)")
-    p.add_argument("--min-batch", type=float, default=0.2, metavar="SECONDS",
-                   help="shortest batch of loops (default 0.2 s, as %%timeit)")
-    p.add_argument("--budget", type=float, default=3.0, metavar="SECONDS",
-                   help="cap on one measurement (default 3 s)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_engine_options(p)
     p.set_defaults(func=run)

@@ -10,6 +10,7 @@ from typing import Any
 
 from workbench.api import messages as m
 from workbench.api.choices import HLO_KINDS, TRANSFORMS
+from workbench.api.commands import add_call_arguments
 from workbench.api.jaxpr import JaxprNode, TraceResult
 from workbench.api.lowering import LoweringResult
 from workbench.api.values import NodeValues, Path, ValuesResult, annotate_json, fmt_number
@@ -26,11 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(--transform grad --transform vmap is vmap(grad(f))).",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("function", metavar="FUNC")
-    p.add_argument("--args", required=True, metavar="SPEC",
-                   help="argument spec, e.g. 'f32[1000]' or '(f32[3], f32[3]), i32[], 3'")
-    p.add_argument("--transform", action="append", default=[], metavar="T",
-                   help=", ".join(TRANSFORMS))
+    add_call_arguments(p)
     p.add_argument("--format", choices=("text", "tree", "json"), default="text")
     p.add_argument("--hlo", choices=HLO_KINDS,
                    help="also print the StableHLO or the compiled HLO")

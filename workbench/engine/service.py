@@ -128,7 +128,7 @@ def _load(service: Service, request: p.LoadSource, context: Context) -> p.Functi
     # A failed load raises here and leaves the last good source in place.
     with capture_printed(tee=True) as printed:
         loaded = load_source(request.source, request.filename, namespace=service.namespace)
-    service.loaded = service._forget_stale(before, loaded)
+    service.loaded = service._forget_stale({} if request.keep_names else before, loaded)
     functions = tuple(service.loaded.functions)
     trace = request.trace
     if trace is not None and any(f.name == trace.name for f in functions):
