@@ -14,7 +14,7 @@ import queue
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from workbench.api import messages as p
 from workbench.cli.common import UserOutput
@@ -108,12 +108,16 @@ def _printed(event: p.Output, output: UserOutput | None) -> None:
 
 
 class LocalEngine(Engine):
-    """The engine in this process: a fresh ``Service`` (no kernel)."""
+    """The engine in this process: a fresh ``Service`` (no kernel).
 
-    def __init__(self) -> None:
+    With ``namespace`` every source runs in that one dict, so names stay from one load to
+    the next as a notebook's cells (and a kernel's console) keep them.
+    """
+
+    def __init__(self, namespace: dict[str, Any] | None = None) -> None:
         from workbench.engine.service import Service
 
-        self.service = Service()
+        self.service = Service(namespace)
 
     def _reply(self, request: p.Request, on_event: Callable[[p.Event], None],
                output: UserOutput | None) -> p.Reply:
@@ -172,13 +176,18 @@ class AttachedEngine(Engine):
 
 
 @contextmanager
-def open_engine(args: argparse.Namespace) -> Iterator[Engine]:
-    """The engine the command line asks for, closed after the command."""
+def open_engine(args: argparse.Namespace, *, shared_namespace: bool = False) -> Iterator[Engine]:
+    """The engine the command line asks for, closed after the command.
+
+    ``shared_namespace``: in-process, the sources of successive ``LoadSource`` requests
+    share one namespace (an attached kernel always has its console's).
+    """
     existing = getattr(args, "existing", None)
     ssh = getattr(args, "ssh", None)
     if ssh and not existing:
         raise UsageError("--ssh needs --existing FILE (the kernel's connection file)")
-    engine: Engine = AttachedEngine(existing, ssh) if existing else LocalEngine()
+    engine: Engine = (AttachedEngine(existing, ssh) if existing
+                      else LocalEngine({} if shared_namespace else None))
     try:
         yield engine
     finally:

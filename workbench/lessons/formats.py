@@ -181,27 +181,39 @@ def percent_from_text(text: str, path: Path) -> Lesson:
                 kept.append(part)
                 cells.append(Cell("raw", part.body))
                 continue
-            cells.append(Cell("code", part.body))
+            cells.append(Cell("code", _lf(part.body)))
         else:
             kind, tags = _marker_kind(part.marker)
-            cells.append(Cell(kind, _uncomment(part.body) if kind == "markdown" else part.body,
-                              tags))
+            cells.append(Cell(kind, _uncomment(part.body) if kind == "markdown"
+                              else _lf(part.body), tags))
         kept.append(part)
     frozen = tuple(cells)
     return Lesson(path, "percent", lesson_title(frozen, path), frozen, build_steps(frozen),
                   tuple(kept))
 
 
+def _lf(text: str) -> str:
+    """Code as the editor holds it and the engine runs it: ``\n`` line ends (a CRLF file's too)."""
+    return text.replace("\r\n", "\n")
+
+
 def percent_text(lesson: Lesson, sources: Mapping[int, str]) -> str:
-    """The script with the code cells in ``sources`` (cell index -> source) replaced."""
+    """The script with the code cells in ``sources`` (cell index -> source) replaced.
+
+    Edited cells get the file's own line ends (CRLF when its first line ends so).
+    """
     out: list[str] = []
-    for index, part in enumerate(lesson.document):
+    parts: tuple[_PercentCell, ...] = lesson.document
+    original = "".join((p.marker or "") + p.body + p.gap for p in parts)
+    newline = "\r\n" if original[: original.find("\n") + 1].endswith("\r\n") else "\n"
+    for index, part in enumerate(parts):
         body = part.body
         if index in sources:
             body = sources[index].rstrip("\n") + "\n" if sources[index].strip() else ""
+            body = body.replace("\r\n", "\n").replace("\n", newline)
         gap = part.gap
-        if index in sources and index < len(lesson.document) - 1 and not gap:
-            gap = "\n"  # keep a blank line before the next marker
+        if index in sources and index < len(parts) - 1 and not gap:
+            gap = newline  # keep a blank line before the next marker
         out.append((part.marker or "") + body + gap)
     return "".join(out)
 
