@@ -114,7 +114,8 @@ def notebook_text(lesson: Lesson, sources: Mapping[int, str]) -> str:
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
-    return str(nbformat.writes(nb))
+    text = str(nbformat.writes(nb))
+    return text if text.endswith("\n") else text + "\n"  # as Jupyter and nbformat.write end it
 
 
 # ---------------------------------------------------------------------------- percent scripts
