@@ -9,7 +9,7 @@ import nbformat
 import nbformat.v4 as nbf
 import pytest
 
-from workbench.lessons import LessonError, lesson_text, read_lesson, write_lesson
+from workbench.lessons import LessonError, bundled_lessons, lesson_text, read_lesson, write_lesson
 
 SCRIPT = textwrap.dedent("""\
     # A header comment the file keeps
@@ -171,3 +171,9 @@ def test_percent_crlf_edits_keep_crlf(tmp_path):
     expected = SCRIPT.replace("jnp.sin", "jnp.cos").replace("\n", "\r\n").encode()
     assert path.read_bytes() == expected
     assert read_lesson(path).step(1).code == "def f(x):\n    return jnp.cos(x)\n"
+
+
+@pytest.mark.parametrize("path", bundled_lessons(), ids=lambda p: p.name)
+def test_bundled_lesson_written_back_unedited_is_its_file(path):
+    # Notebooks too: nbformat.writes drops the final newline Jupyter writes.
+    assert lesson_text(read_lesson(path), {}) == path.read_text(encoding="utf-8")
