@@ -58,6 +58,7 @@ def test_the_wheel_carries_the_examples_and_every_module(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     shipped = _shipped_assets()
     assert "examples/examples.toml" in shipped and "examples/selu.py" in shipped
+    assert "lessons/01_quick_peek.ipynb" in shipped and "lessons/05_sharp_bits.py" in shipped
     missing = [f for f in shipped if f"workbench/assets/{f}" not in names]
     assert missing == []
     modules = [str(p.relative_to(ROOT)) for p in (ROOT / "workbench").rglob("*.py")
@@ -96,3 +97,11 @@ def test_the_installed_wheel_traces_a_bundled_example_from_another_folder(wheel,
     assert run.stdout.startswith("{ lambda ; a:f32[3]. let")
     assert "b:f32[3] = exp a" in run.stdout
     assert "select_n" in run.stdout
+
+    # The bundled lessons are found inside the installed package, and read (nbformat) there.
+    lessons = _run([str(python), "-c", "import workbench.lessons as L; "
+                    "print('\\n'.join(str(p) for p in L.bundled_lessons()))"],
+                   cwd=elsewhere, env=env).stdout.split()
+    assert len(lessons) == 5 and all(Path(x).is_relative_to(venv) for x in lessons), lessons
+    listed = _run([str(venv / "bin" / "workbench"), "lesson", lessons[0]], cwd=elsewhere, env=env)
+    assert "step 1/" in listed.stdout
