@@ -233,7 +233,11 @@ class LessonController(QObject):
 
     def save_as_dialog(self) -> bool:
         lesson = self.lesson
-        if lesson is None or not self.window.document.ask:
+        if lesson is None:
+            return False
+        if not self.window.document.ask:  # no dialogs in this window: say what to do instead
+            self._say_failed("not saved: choose where with Save As (a bundled lesson stays as "
+                             "shipped)")
             return False
         suffix = lesson.path.suffix
         kind = "Notebook (*.ipynb)" if lesson.format == "ipynb" else "Percent script (*.py)"
