@@ -149,6 +149,14 @@ class DocumentController(QObject):
         self.autosave.set_path(BUFFER_ID, None)
         self.update_title()
 
+    def show_detached(self, text: str) -> None:
+        """Put text that belongs to no file in the editor (a lesson's step): no path, not
+        modified, autosaved as an untitled buffer. Nothing is asked: the caller decided."""
+        self.path = None
+        self.from_outside = False
+        self._set_text(text, saved=text)
+        self.autosave.set_path(BUFFER_ID, None)
+
     def _try_open(self, path: str | os.PathLike[str]) -> bool:
         try:
             source = read_source(path)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
     QDockWidget,
+    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -51,6 +52,8 @@ from workbench.api.lowering import LoweringResult
 from workbench.api.messages import Output
 from workbench.api.timing import TimingReport
 from workbench.examples import Example, bundled_examples
+from workbench.lessons import bundled as bundled_lessons_module
+from workbench.lessons import read_lesson
 from workbench.ui.autosave import Autosave
 from workbench.ui.banner import call_text, describe_call
 from workbench.ui.call_controls import CallControls
@@ -60,6 +63,8 @@ from workbench.ui.edit_actions import build_edit_menu
 from workbench.ui.editor import CodeEditor
 from workbench.ui.engine_bridge import EngineBridge
 from workbench.ui.jaxpr_panel import JaxprPanel
+from workbench.ui.lesson_controller import LessonController
+from workbench.ui.lesson_panel import LessonPanel
 from workbench.ui.panel import Panel
 from workbench.ui.presentation import AppFontZoom
 from workbench.ui.session import Session
@@ -81,6 +86,7 @@ EDITOR_MIN_LINES = 10
 PANEL_DOCKS = (("Plot", "plotDock"), ("Timing", "timingDock"), ("K-means", "kmeansDock"),
                ("Graph", "graphDock"))
 PAUSED_FOR_DISK = "live mode paused for a file opened from disk: press Run to run it"
+LESSON_SHARE = 0.26  # of the width, for the lesson beside the editor (0.32 presenting)
 
 
 class EngineStatus(QLabel):
@@ -162,13 +168,16 @@ class MainWindow(QMainWindow):
         self._build_widgets(console)
         self.document = DocumentController(self, self.editor, self.settings, autosave_dir,
                                            ask=ask)
-        self.document.sig_title_changed.connect(self.setWindowTitle)
+        self.document.sig_title_changed.connect(self._on_title)
         self.document.sig_status.connect(self.statusBar().showMessage)
         self.document.sig_error.connect(self.show_message)
         self.document.recent.sig_changed.connect(self._rebuild_recent_menu)
         self.tracer = TraceController(self.session, self.controls, self.editor.toPlainText,
-                                      self.document.filename, live=self.live_box.isChecked(),
+                                      self.filename, live=self.live_box.isChecked(),
                                       parent=self)
+        self.lessons = LessonController(self, self.lesson_panel)
+        self.lessons.sig_opened.connect(self._on_lesson_opened)
+        self.lessons.sig_closed.connect(self._on_lesson_closed)
         self.tracer.sig_paused.connect(self._on_live_paused)
         self.document.sig_opened.connect(self._on_document_opened)
         if self.autosave.off_reason is not None:
@@ -190,12 +199,18 @@ class MainWindow(QMainWindow):
         self._first_start = state is None or not self.restoreState(state)
         if self._first_start:
             self.reset_layout()
+        self.lesson_dock.hide()  # until a lesson is open, whatever the saved layout says
 
         self._open_initial(path)
         self.document.start()
         self._update_editor_minimum()
         self.theme.sig_scheme_changed.connect(self.console_panel.set_scheme)
         self.console_panel.set_scheme(self.theme.scheme)
+        self.theme.sig_scheme_changed.connect(self.lesson_panel.set_scheme)
+        self.lesson_panel.set_scheme(self.theme.scheme)
+        self.zoom.sig_zoom_changed.connect(self.lesson_panel.set_presentation_scale)
+        if self.zoom.factor != 1.0:
+            self.lesson_panel.set_presentation_scale(self.zoom.factor)
         # The kernel starts right after the first frame, then the panels: the client's
         # imports (jupyter_client, zmq, numpy) and pyqtgraph's cost the window nothing.
         self._engine_timer = QTimer(self, singleShot=True, interval=0)
@@ -281,6 +296,13 @@ class MainWindow(QMainWindow):
             self.tabifyDockWidget(self.console_dock, dock)  # adds it to the console's tabs
             self.panel_docks.append(dock)
         (self.console_dock if console else self.panel_docks[0]).raise_()
+
+        self.lesson_panel = LessonPanel()
+        self.lesson_dock = QDockWidget("Lesson", self)
+        self.lesson_dock.setObjectName("lessonDock")
+        self.lesson_dock.setWidget(self.lesson_panel)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.lesson_dock)
+        self.lesson_dock.hide()
 
         self.status = EngineStatus(host=self.engine.host)
         self.devices_label = QLabel("")
@@ -384,12 +406,34 @@ class MainWindow(QMainWindow):
         )
         self.action_new = self._action("actionNew", "New", self.new_file,
                                        QKeySequence.StandardKey.New)
-        self.action_open = self._action("actionOpen", "Open...", self.document.open_dialog,
+        self.action_open = self._action("actionOpen", "Open...", self.open_dialog,
                                         QKeySequence.StandardKey.Open)
-        self.action_save = self._action("actionSave", "Save", self.document.save,
+        self.action_save = self._action("actionSave", "Save", self.save,
                                         QKeySequence.StandardKey.Save)
-        self.action_save_as = self._action("actionSaveAs", "Save As...", self.document.save_as,
+        self.action_save_as = self._action("actionSaveAs", "Save As...", self.save_as,
                                            QKeySequence.StandardKey.SaveAs)
+        self.action_open_lesson = self._action(
+            "actionOpenLesson", "Open Lesson...", self.open_lesson_dialog, None,
+            "open a Jupyter notebook or a percent-format script as a step-by-step lesson")
+        self.action_save_lesson = self._action(
+            "actionSaveLesson", "Save lesson", self.lessons.save, None,
+            "write your edits of the lesson's steps into the lesson file, in its own format")
+        self.action_close_lesson = self._action(
+            "actionCloseLesson", "Close lesson", self.lessons.close, None,
+            "close the lesson; the editor keeps the code of its step as an untitled buffer")
+        # A presenter remote sends PageDown / PageUp. While a lesson is open these step
+        # through it from anywhere in the window, the editor included (which then no longer
+        # scrolls by pages with them); with no lesson open they are disabled and the editor
+        # scrolls as usual.
+        self.action_next_step = self._action(
+            "actionNextStep", "Next step", self.lessons.next_step,
+            QKeySequence(Qt.Key.Key_PageDown), "the lesson's next step (PageDown)")
+        self.action_previous_step = self._action(
+            "actionPreviousStep", "Previous step", self.lessons.previous_step,
+            QKeySequence(Qt.Key.Key_PageUp), "the lesson's previous step (PageUp)")
+        for action in (self.action_save_lesson, self.action_close_lesson, self.action_next_step,
+                       self.action_previous_step):
+            action.setEnabled(False)
         self.action_zoom_in = self._action(
             "actionZoomIn", "Presentation zoom in", self.zoom.zoom_in,
             [QKeySequence("Ctrl++"), QKeySequence("Ctrl+=")])
@@ -427,6 +471,7 @@ class MainWindow(QMainWindow):
         file_menu = menu.addMenu("&File")
         file_menu.addAction(self.action_new)
         file_menu.addAction(self.action_open)
+        file_menu.addAction(self.action_open_lesson)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.setObjectName("recentMenu")
         self.examples_menu = file_menu.addMenu("&Examples")
@@ -438,6 +483,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.action_save)
         file_menu.addAction(self.action_save_as)
+        file_menu.addAction(self.action_save_lesson)
+        file_menu.addAction(self.action_close_lesson)
         file_menu.addSeparator()
         file_menu.addAction("Quit", QKeySequence.StandardKey.Quit, self.close)
         self.edit_actions = build_edit_menu(menu.addMenu("&Edit"), self.editor, self)
@@ -465,6 +512,20 @@ class MainWindow(QMainWindow):
         engine_menu = menu.addMenu("E&ngine")
         for action in (self.action_run, self.action_stop, self.action_restart):
             engine_menu.addAction(action)
+        lesson_menu = menu.addMenu("&Lesson")
+        lesson_menu.setObjectName("lessonMenu")
+        for action in (self.action_open_lesson, self.action_next_step, self.action_previous_step,
+                       self.action_save_lesson, self.action_close_lesson):
+            lesson_menu.addAction(action)
+        help_menu = menu.addMenu("&Help")
+        help_menu.setObjectName("helpMenu")
+        self.lessons_menu = help_menu.addMenu("Lessons")
+        self.lessons_menu.setObjectName("lessonsMenu")
+        self._lesson_titles: dict[tuple[str, int, int], str] = {}
+        # Filled when shown: lessons are read then, and one that fails to read is listed
+        # with its problem instead of breaking the menu.
+        help_menu.aboutToShow.connect(self.fill_lessons_menu)
+        self.lessons_menu.aboutToShow.connect(self.fill_lessons_menu)
 
     # ------------------------------------------------------------------ files
 
@@ -489,26 +550,143 @@ class MainWindow(QMainWindow):
             self.open_example(examples[0])
 
     def open_path(self, path: str | os.PathLike[str]) -> bool:
-        return self.document.open_path(path)
+        """Open a file (closing the lesson first, if one is open)."""
+        return self.lessons.close() and self.document.open_path(path)
+
+    def open_dialog(self) -> None:
+        if self.lessons.close():
+            self.document.open_dialog()
 
     def open_example(self, example: Example) -> None:
-        if self.document.open_path(example.path):
+        if self.lessons.close() and self.document.open_path(example.path):
             self.controls.select(example.function, example.args, example.transforms)
 
     def new_file(self) -> None:
-        self.document.new_file()
+        if self.lessons.close():
+            self.document.new_file()
 
     def save(self) -> bool:
+        """Save the file; while a lesson is open, Save is Save lesson (a step's code never
+        goes into some other file by accident)."""
+        if self.lessons.is_open:
+            return self.lessons.save()
         return self.document.save()
 
+    def save_as(self) -> bool:
+        """Save As; while a lesson is open, the lesson with its edits, in its own format."""
+        if self.lessons.is_open:
+            return self.lessons.save_as_dialog()
+        return self.document.save_as()
+
     def save_to(self, path: str | os.PathLike[str]) -> bool:
+        if self.lessons.is_open:
+            return self.lessons.save_to(path)
         return self.document.save_to(path)
 
     def is_modified(self) -> bool:
+        if self.lessons.is_open:
+            return self.lessons.has_unsaved_edits()
         return self.document.is_modified()
 
     def filename(self) -> str:
-        return self.document.filename()
+        """The name the engine runs the editor's code under: a lesson step's own, or the
+        file's."""
+        lessons = getattr(self, "lessons", None)  # the tracer exists a moment before them
+        step = lessons.engine_filename() if lessons is not None else None
+        return step or self.document.filename()
+
+    # ------------------------------------------------------------------ lessons
+
+    def open_lesson(self, path: str | os.PathLike[str]) -> bool:
+        """Open a notebook or percent script as a lesson; nothing runs until a step is picked."""
+        return self.lessons.open(path)
+
+    def open_lesson_dialog(self) -> None:
+        start = str(self.path.parent) if self.path else str(Path.cwd())
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open Lesson", start,
+            "Lessons (*.ipynb *.py);;Jupyter notebooks (*.ipynb);;Percent scripts (*.py)")
+        if path:
+            self.open_lesson(path)
+
+    def trust_lesson(self, path: str | os.PathLike[str]) -> None:
+        """Let the lesson at ``path`` run without asking (as answering yes once does)."""
+        self.settings.trust_lesson(path)
+
+    def fill_lessons_menu(self) -> None:
+        """Help > Lessons: the bundled lessons by title; one that cannot be read is listed,
+        disabled, with why."""
+        self.lessons_menu.clear()
+        paths = bundled_lessons_module.bundled_lessons(bundled_lessons_module.LESSONS_DIR)
+        if not paths:
+            action = self.lessons_menu.addAction("no lessons found")
+            action.setObjectName("lessonsNone")
+            action.setEnabled(False)
+            return
+        for path in paths:
+            title, problem = self._lesson_title(path)
+            action = self.lessons_menu.addAction(title if not problem
+                                                 else f"{path.name} (cannot be read)")
+            action.setObjectName(f"lesson_{path.stem}")
+            if problem:
+                action.setEnabled(False)
+                action.setToolTip(problem)
+                action.setStatusTip(problem)
+            else:
+                action.setToolTip(str(path))
+                action.triggered.connect(lambda _=False, p=path: self.open_lesson(p))
+        self.lessons_menu.setToolTipsVisible(True)
+
+    def _lesson_title(self, path: Path) -> tuple[str, str]:
+        """(title, "") or ("", why it cannot be read); titles are kept until the file changes."""
+        try:
+            stat = path.stat()
+        except OSError as exc:
+            return "", f"cannot read {path.name}: {exc.strerror or exc}"
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        if key not in self._lesson_titles:
+            try:
+                self._lesson_titles[key] = read_lesson(path).title
+            except Exception as exc:  # noqa: BLE001 - a half-written lesson must not break Help
+                return "", f"{path.name}: {exc}"
+        return self._lesson_titles[key], ""
+
+    def show_panel(self, dock_name: str) -> None:
+        """Bring the dock ``dock_name`` (its panel built) to the front."""
+        self.build_panels()
+        for dock in self.panel_docks:
+            if dock.objectName() == dock_name:
+                dock.show()
+                dock.raise_()
+
+    def _on_lesson_opened(self) -> None:
+        for action in (self.action_save_lesson, self.action_close_lesson,
+                       self.action_next_step, self.action_previous_step):
+            action.setEnabled(True)
+        self.lesson_dock.show()
+        self.lesson_dock.raise_()
+        self._arrange_lesson()
+
+    def _on_lesson_closed(self) -> None:
+        for action in (self.action_save_lesson, self.action_close_lesson,
+                       self.action_next_step, self.action_previous_step):
+            action.setEnabled(False)
+        self.lesson_dock.hide()
+        self.document.update_title()
+
+    def _arrange_lesson(self) -> None:
+        """The lesson beside the editor; presenting, its steps list folds away and its text
+        takes a little more of the width (the editor and jaxpr keep the rest)."""
+        if not self.lessons.is_open:
+            return
+        presenting = self.action_presentation.isChecked()
+        self.lesson_panel.set_compact(presenting)
+        share = LESSON_SHARE + (0.06 if presenting else 0.0)
+        self.resizeDocks([self.lesson_dock], [int(max(self.width(), 800) * share)],
+                         Qt.Orientation.Horizontal)
+
+    def _on_title(self, title: str) -> None:
+        self.setWindowTitle(self.lessons.title() if self.lessons.is_open else title)
 
     def _rebuild_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -791,6 +969,7 @@ class MainWindow(QMainWindow):
         font.setPointSizeF(10 * factor)
         self.jaxpr.set_code_font(font)
         self.console_panel.set_font_points(10 * factor)
+        self._arrange_lesson()
 
     def set_theme(self, preference: str) -> None:
         for action in self.theme_actions.actions():
@@ -852,7 +1031,9 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ closing
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
-        if not self.document.confirm_discard():
+        # With a lesson open the editor holds one of its steps: its edits are the lesson's.
+        if not (self.lessons.confirm_discard() if self.lessons.is_open
+                else self.document.confirm_discard()):
             event.ignore()
             return
         self._engine_timer.stop()  # closed before its first frame: start nothing now

@@ -7,6 +7,7 @@ and falls back to its default on garbage rather than trusting the stored type.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
@@ -93,6 +94,24 @@ class Settings:
     @zoom.setter
     def zoom(self, value: float) -> None:
         self.qsettings.setValue("appearance/zoom", float(value))
+
+    @property
+    def trusted_lessons(self) -> tuple[str, ...]:
+        """Resolved paths of lessons from outside the bundled ones whose code may run: the
+        window asked once and the user said yes."""
+        value = self.qsettings.value("lessons/trusted", [])
+        if isinstance(value, str):
+            value = [value] if value else []
+        if not isinstance(value, list):
+            return ()
+        return tuple(str(v) for v in value if isinstance(v, str) and v)
+
+    def trust_lesson(self, path: str | os.PathLike[str]) -> None:
+        """Remember that the lesson at ``path`` (resolved) may run its code without asking."""
+        key = str(Path(path).resolve())
+        trusted = self.trusted_lessons
+        if key not in trusted:
+            self.qsettings.setValue("lessons/trusted", [*trusted, key])
 
     def sync(self) -> None:
         """Write pending changes now (Qt also writes them on exit)."""

@@ -46,6 +46,8 @@ class TraceController(QObject):
     """The engine answered for the first time."""
     sig_paused = Signal(str)
     """Live mode waits for Run or an edit: why, or "" when it follows the editor again."""
+    sig_loaded = Signal(object)
+    """A ``LoadSource`` reply was handled (the ``Functions`` result or a failure)."""
 
     def __init__(self, session: Session, controls: CallControls, source: Callable[[], str],
                  filename: Callable[[], str], *, live: bool = True,
@@ -58,6 +60,8 @@ class TraceController(QObject):
         self.live = live
         self.engine_ready = False
         self.paused = ""  # why live mode waits for Run or an edit; "" when it does not
+        self.keep_names = False
+        """Sources keep the names earlier ones defined (a lesson's steps, as notebook cells)."""
         self._run_when_ready = False
         self.live_timer = QTimer(self, singleShot=True, interval=LIVE_DELAY_MS)
         self.live_timer.timeout.connect(self.run)
@@ -78,7 +82,8 @@ class TraceController(QObject):
         call = self._sync_call()
         trace = self._trace_request(call) if call is not None else None
         self.session.engine.request(
-            p.LoadSource(source=self._source(), filename=self._filename(), trace=trace),
+            p.LoadSource(source=self._source(), filename=self._filename(), trace=trace,
+                         keep_names=self.keep_names),
             lambda reply: self._on_loaded(reply, trace), key="load",
         )
 
@@ -131,6 +136,7 @@ class TraceController(QObject):
             if isinstance(reply, p.UserCodeFailure | p.UsageFailure):  # not a crash or a stop
                 self.session.set_source_failure(reply)
             self._fail(reply)
+            self.sig_loaded.emit(reply)
             return
         self.controls.set_functions(loaded.functions)
         self.session.set_functions(loaded.functions, loaded.printed)
@@ -141,6 +147,7 @@ class TraceController(QObject):
             self._on_traced(loaded.trace)
         else:
             self.trace()
+        self.sig_loaded.emit(reply)
 
     def _on_traced(self, reply: p.Reply) -> None:
         result = p.result_value(reply, TraceResult)
