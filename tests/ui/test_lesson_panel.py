@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from workbench.lessons.formats import percent_from_text
-from workbench.ui.lesson_panel import EDITED_MARK, LessonPanel, markdown_for_qt
+from workbench.ui.lesson_panel import EDITED_MARK, LessonPanel, markdown_for_qt, maths_text
 from workbench.ui.presentation import base_font
 
 LESSON = """\
@@ -73,6 +73,16 @@ def test_maths_shows_as_code_written_as_it_is():
     fenced = "```python\nprice = '$x$'\n```\n"
     assert markdown_for_qt(fenced) == fenced  # code is left as written
     assert markdown_for_qt("keep `$x$` as is") == "keep `$x$` as is"
+
+
+def test_maths_latex_reads_as_unicode_text():
+    converted = markdown_for_qt(r"slope $\lambda = 1.05$, left $-\lambda\alpha \approx -1.75$"
+                                "\n\n$$\n\\sum_i x_i^2\n$$\n")
+    assert "`λ = 1.05`" in converted
+    assert "`-λα ≈ -1.75`" in converted
+    assert "```\n∑_i x_i^2\n```" in converted
+    assert maths_text(r"\frac{a}{") in (r"\frac{a}{", "a/")  # never raises
+    assert maths_text(r"J_{ij} = \partial f_i / \partial x_j") == "J_ij = ∂f_i / ∂x_j"
 
 
 def test_display_maths_renders_as_a_code_block(panel):

@@ -542,3 +542,68 @@ def test_presentation_puts_the_lesson_text_beside_the_editor(qtbot, make_window,
     assert window.lesson_dock.geometry().right() <= editor_left  # beside it, on its left
     window.set_presentation(False)
     assert panel.steps.isVisible()
+
+
+def test_opening_a_lesson_leaves_nothing_of_the_file_before_on_show(qtbot, make_window,
+                                                                     tmp_path):
+    """The jaxpr of the example open before is not the lesson's: opening clears it, and the
+    panels say that what they show came from before, until a step runs."""
+    from workbench.examples import bundled_examples
+
+    selu = next(e for e in bundled_examples() if e.function == "selu")
+    window = make_window(selu.path)
+    window.build_panels()
+    window.run()
+    qtbot.waitUntil(lambda: window.jaxpr.trace() is not None, timeout=ENGINE_S)
+    path = tmp_path / "small.py"
+    path.write_text(SMALL)
+    open_trusted(qtbot, window, path)
+    assert window.jaxpr.trace() is None
+    assert "PageDown" in window.jaxpr.text.toPlainText()
+    assert "before the lesson" in (window.plot_panel.stale_text() or "")
+    go(qtbot, window, 1)
+    qtbot.waitUntil(lambda: window.jaxpr.trace() is not None
+                    and window.jaxpr.trace().function == "square", timeout=ENGINE_S)
+    qtbot.waitUntil(lambda: window.plot_panel.stale_text() is None, timeout=ENGINE_S)
+
+
+def test_paging_faster_than_steps_load_ends_on_the_last_steps_function(qtbot, make_window,
+                                                                       tmp_path):
+    """PageUp, PageUp, PageDown, PageDown at once: the controls and the trace follow the step
+    the presenter stopped on, not a function an earlier, superseded step asked for."""
+    path = tmp_path / "fast.py"
+    path.write_text(FAST)
+    window = blank_window(make_window, tmp_path)
+    open_trusted(qtbot, window, path)
+    go(qtbot, window, 3)  # third and aaa are known to the controls now
+    window.editor.setFocus()
+    for _ in range(2):
+        qtbot.keyClick(window.editor, Qt.Key.Key_PageUp)  # to 1, whose function is unknown
+    for _ in range(2):
+        page_down(qtbot, window)  # back to 3 before 1 has loaded
+    assert window.lesson_panel.position.text() == "step 3 of 3"
+    qtbot.waitUntil(lambda: window.jaxpr.trace() is not None
+                    and window.jaxpr.trace().function == "third", timeout=ENGINE_S)
+    assert window.controls.function() == "third"
+
+
+FAST = """\
+# %%
+# workbench: trace first --args f32[2]
+def first(x):
+    return x + 1
+
+# %%
+# workbench: trace second --args f32[2]
+def second(x):
+    return x * 2
+
+# %%
+# workbench: plot third --order 1
+def aaa(x):
+    return x - 1
+
+
+def third(x):
+    return x * x
+"""

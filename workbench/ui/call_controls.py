@@ -183,8 +183,12 @@ class CallControls(QWidget):
 
     def set_functions(self, functions: Sequence[FunctionInfo], prefer: str | None = None) -> None:
         """New list from the engine; keeps the chosen function when it still exists."""
-        current = prefer or self._wanted or self.function()
-        if self._wanted in {f.name for f in functions}:
+        listed = {f.name for f in functions}
+        # A function asked for before a source defining it loaded wins; one that the new
+        # source does not define either gives way to the choice in the box.
+        current = next((n for n in (prefer, self._wanted, self.function()) if n in listed),
+                       None)
+        if self._wanted in listed:
             self._wanted = None
         self._functions = {f.name: f for f in functions}
         names = list(self._functions)
@@ -207,6 +211,7 @@ class CallControls(QWidget):
         if args is not None:
             self._specs[name] = args
         if name in self._functions:
+            self._wanted = None  # this choice replaces one still waiting for its source
             self.function_list.setCurrentText(name)
         else:
             self._wanted = name

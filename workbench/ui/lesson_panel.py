@@ -3,15 +3,19 @@
 The panel only shows and asks: the ``LessonController`` decides what a step does.
 A step's text is Markdown rendered by Qt itself (``QTextBrowser.setMarkdown``:
 headings, lists, code spans, links opened in the browser). Qt's Markdown has no
-maths, so ``$...$`` shows as a code span and ``$$...$$`` as a code block: the
-formula stays readable as written instead of losing its backslashes and stars.
+maths, so ``$...$`` shows as a code span and ``$$...$$`` as a code block, their
+LaTeX turned into Unicode text by pylatexenc (``\\lambda\\alpha \\approx 1.75`` reads
+``λα ≈ 1.75``); a formula it cannot read stays as written, never loses its
+backslashes and stars to Markdown.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
+from pylatexenc.latex2text import LatexNodes2Text
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -38,6 +42,7 @@ _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.DOTALL)
 # pandoc's rule: no space after the opening $, none before the closing one, no digit after it.
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?=\S)([^$\n]*?\S)\$(?![$\d])")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_RELATION_SPACE = re.compile(r"\s*([=≈≤≥≠→<>×∈])\s*")
 
 
 def _code_span(text: str) -> str:
@@ -46,20 +51,35 @@ def _code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
+@functools.cache
+def _latex_converter() -> LatexNodes2Text:
+    return LatexNodes2Text(math_mode="text")
+
+
+def maths_text(latex: str) -> str:
+    """A formula's LaTeX as Unicode text; the source itself when it does not parse."""
+    try:
+        text = _latex_converter().latex_to_text(latex)
+    except Exception:  # noqa: BLE001 - any LaTeX the converter trips on stays as written
+        return latex
+    text = _RELATION_SPACE.sub(r" \1 ", text)  # λ= 1.05: the converter eats the space
+    return re.sub(r"  +", " ", text).strip() or latex
+
+
 def _maths_as_code(prose: str) -> str:
     """``$$..$$`` as a code block and ``$..$`` as a code span, outside code spans."""
     def display(match: re.Match[str]) -> str:
-        body = match.group(1).strip("\n")
+        body = maths_text(match.group(1).strip("\n"))
         return f"\n\n```\n{body}\n```\n\n"
 
     out: list[str] = []
     last = 0
     for span in _CODE_SPAN.finditer(prose):
-        out.append(_INLINE_MATH.sub(lambda m: _code_span(m.group(1)),
+        out.append(_INLINE_MATH.sub(lambda m: _code_span(maths_text(m.group(1))),
                                     _DISPLAY_MATH.sub(display, prose[last:span.start()])))
         out.append(span.group(0))
         last = span.end()
-    out.append(_INLINE_MATH.sub(lambda m: _code_span(m.group(1)),
+    out.append(_INLINE_MATH.sub(lambda m: _code_span(maths_text(m.group(1))),
                                 _DISPLAY_MATH.sub(display, prose[last:])))
     return "".join(out)
 

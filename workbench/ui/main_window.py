@@ -86,7 +86,9 @@ EDITOR_MIN_LINES = 10
 PANEL_DOCKS = (("Plot", "plotDock"), ("Timing", "timingDock"), ("K-means", "kmeansDock"),
                ("Graph", "graphDock"))
 PAUSED_FOR_DISK = "live mode paused for a file opened from disk: press Run to run it"
+LESSON_NOT_RUN = "no step has run yet: pick one (PageDown) to run its code"
 LESSON_SHARE = 0.26  # of the width, for the lesson beside the editor (0.32 presenting)
+LESSON_PANEL_SHARE = 0.5  # of the height, for the panel a lesson step brings to the front
 
 
 class EngineStatus(QLabel):
@@ -658,6 +660,12 @@ class MainWindow(QMainWindow):
             if dock.objectName() == dock_name:
                 dock.show()
                 dock.raise_()
+                # A step that shows a plot or a run is about that panel: half the height,
+                # unless the teacher made it taller.
+                tall = int(self.height() * LESSON_PANEL_SHARE)
+                if (not dock.isFloating() and dock.height() < tall
+                        and self.dockWidgetArea(dock) == Qt.DockWidgetArea.BottomDockWidgetArea):
+                    self.resizeDocks([dock], [tall], Qt.Orientation.Vertical)
 
     def _on_lesson_opened(self) -> None:
         for action in (self.action_save_lesson, self.action_close_lesson,
@@ -666,6 +674,13 @@ class MainWindow(QMainWindow):
         self.lesson_dock.show()
         self.lesson_dock.raise_()
         self._arrange_lesson()
+        # What the views show came from the code open before: none of it is the lesson's.
+        self.jaxpr.clear(LESSON_NOT_RUN)
+        self.editor.clear_error_marks()
+        self.messages.hide()
+        for panel in (self.plot_panel, self.timing_panel):
+            if panel is not None:
+                panel.set_stale(f"from the code open before the lesson: {LESSON_NOT_RUN}")
 
     def _on_lesson_closed(self) -> None:
         for action in (self.action_save_lesson, self.action_close_lesson,

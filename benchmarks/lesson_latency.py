@@ -1,0 +1,196 @@
+"""How fast a lesson follows the presenter, offscreen, on a real engine kernel.
+
+* next step -> panel painted: from selecting a step of a bundled lesson (what
+  PageDown does) to its panel painted with the step's result: the jaxpr tree
+  for a ``trace`` step, the derivative plot with every curve for a ``plot``
+  step. Beside it, the same work in-process (load the step's code, trace it or
+  sample its curves; no kernel, no Qt), so the ratio is what the window and the
+  kernel add. Targets: median under 150 ms (trace) and 300 ms (plot).
+* open: a 200-cell notebook (100 Markdown, 100 code cells with directives)
+  opened as a lesson, to its step list painted; beside it, ``nbformat.read``
+  of the same file alone. Target: median under 300 ms.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/lesson_latency.py [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+TARGETS_MS = {"trace": 150.0, "plot": 300.0, "open": 300.0}
+
+
+def big_notebook(path: Path, cells: int = 200) -> Path:
+    import nbformat
+    import nbformat.v4 as nbf
+
+    nb = nbf.new_notebook()
+    for i in range(cells // 2):
+        nb.cells.append(nbf.new_markdown_cell(
+            f"## Step {i}\n\nThe function `f{i}` squares its input and adds {i}; "
+            "the jaxpr shows one `mul` and one `add`.\n\n- a list\n- of points"))
+        nb.cells.append(nbf.new_code_cell(
+            f"# workbench: trace f{i} --args 'f32[3]'\nimport jax.numpy as jnp\n\n\n"
+            f"def f{i}(x):\n    return x * x + {i}\n"))
+    nbformat.write(nb, path)
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="passes over every trace and plot step of the bundled lessons")
+    parser.add_argument("--opens", type=int, default=9, help="opens of the 200-cell notebook")
+    opts = parser.parse_args()
+
+    import nbformat
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.api import messages as m
+    from workbench.engine.service import Service
+    from workbench.lessons import CallDirective, PlotDirective, bundled_lessons, read_lesson
+    from workbench.ui.main_window import MainWindow
+    from workbench.ui.settings import Settings
+
+    app = QApplication.instance() or QApplication([])
+    tmp = Path(tempfile.mkdtemp())
+    window = MainWindow(None, settings=Settings(tmp / "s.ini"), autosave_dir=tmp / "a",
+                        ask=False, console=False)
+    window.resize(1440, 900)
+    window.show()
+
+    def spin_until(cond, timeout: float = 60.0) -> None:
+        end = time.perf_counter() + timeout
+        while not cond():
+            if time.perf_counter() > end:
+                raise TimeoutError("no answer from the window")
+            app.processEvents()
+            time.sleep(0.0005)
+
+    spin_until(lambda: window.engine.state == "idle" and window.plot_panel is not None)
+    marks: dict[str, float] = {}
+
+    class PaintWatch(QObject):
+        def __init__(self, key: str, after: str):
+            super().__init__()
+            self.key, self.after = key, after
+
+        def eventFilter(self, obj, event):  # noqa: N802 (Qt override)
+            if (event.type() == QEvent.Type.Paint and self.after in marks
+                    and self.key not in marks):
+                marks[self.key] = time.perf_counter()
+            return False
+
+    assert window.plot_panel is not None
+    tree_watch = PaintWatch("painted", "traced")
+    window.jaxpr.tree.viewport().installEventFilter(tree_watch)
+    plot_watch = PaintWatch("painted", "curves")
+    window.plot_panel.plot.viewport().installEventFilter(plot_watch)
+    wanted: dict[str, object] = {}
+    seen: set[str] = set()
+
+    def on_traced(result) -> None:
+        if wanted.get("kind") == "trace" and result.function == wanted.get("function"):
+            marks.setdefault("traced", time.perf_counter())
+
+    def on_curves(curves) -> None:
+        if wanted.get("kind") != "plot":
+            return
+        seen.add(curves.function)
+        if seen >= set(wanted["functions"]):  # type: ignore[arg-type]
+            marks.setdefault("curves", time.perf_counter())
+
+    window.sig_traced.connect(on_traced)
+    window.plot_panel.sig_curves_shown.connect(on_curves)
+
+    steps = []  # (lesson path, step number, kind, step)
+    for path in bundled_lessons():
+        lesson = read_lesson(path)
+        for step in lesson.steps:
+            d = step.directive
+            if isinstance(d, CallDirective) and d.verb == "trace" and step.expect_error is None:
+                steps.append((path, step.number, "trace", step))
+            elif isinstance(d, PlotDirective):
+                steps.append((path, step.number, "plot", step))
+
+    gui: dict[str, list[float]] = {"trace": [], "plot": []}
+    engine: dict[str, list[float]] = {"trace": [], "plot": []}
+    service = Service(namespace={})
+    for _ in range(opts.rounds):
+        for path, number, kind, step in steps:
+            if window.lessons.lesson is None or window.lessons.lesson.path != path:
+                window.open_lesson(path)
+            marks.clear()
+            seen.clear()
+            d = step.directive
+            wanted.update(kind=kind, function=d.function,
+                          functions=(d.function, *getattr(d, "overlays", ())))
+            t0 = time.perf_counter()
+            window.lessons.go_to(number)
+            spin_until(lambda: "painted" in marks)
+            gui[kind].append(marks["painted"] - t0)
+            wanted.clear()
+            spin_until(lambda: window.engine.state == "idle")
+
+            lesson = read_lesson(path)
+            t0 = time.perf_counter()
+            service.handle(m.LoadSource(source=step.code, filename=lesson.step_filename(number),
+                                        keep_names=True))
+            if isinstance(d, CallDirective):
+                service.handle(m.Trace(name=d.function, args=d.args, transforms=d.transforms))
+            else:
+                for name in (d.function, *d.overlays):
+                    own = name == d.function
+                    service.handle(m.SampleCurves(
+                        name=name, order=d.order, lo=d.lo, hi=d.hi, points=d.points,
+                        params=dict(d.params) if own and d.params else None,
+                        wrt=d.wrt if own else None))
+            engine[kind].append(time.perf_counter() - t0)
+
+    notebook = big_notebook(tmp / "two_hundred.ipynb")
+    opens, reads = [], []
+    steps_view = window.lesson_panel.steps
+    open_watch = PaintWatch("painted", "opened")
+    steps_view.viewport().installEventFilter(open_watch)
+    for _ in range(opts.opens):
+        window.lessons.close()
+        marks.clear()
+        t0 = time.perf_counter()
+        window.open_lesson(notebook)
+        marks["opened"] = time.perf_counter()
+        spin_until(lambda: "painted" in marks)
+        opens.append(marks["painted"] - t0)
+        t0 = time.perf_counter()
+        nbformat.read(notebook, as_version=4)
+        reads.append(time.perf_counter() - t0)
+    count = len(window.lessons.lesson.steps) if window.lessons.lesson else 0
+    window.lessons.close()
+    window.close()
+
+    print(f"next step -> panel painted ({opts.rounds} passes over the bundled lessons' steps)")
+    for kind in ("trace", "plot"):
+        ms = sorted(t * 1e3 for t in gui[kind])
+        eng = statistics.median(engine[kind]) * 1e3
+        med = statistics.median(ms)
+        p90 = ms[int(0.9 * (len(ms) - 1))]
+        print(f"  {kind:5s} steps ({len(ms):2d})  window median {med:6.1f} ms  p90 {p90:6.1f} ms"
+              f"   target < {TARGETS_MS[kind]:.0f} ms   in-process {eng:6.1f} ms"
+              f"   ratio window / in-process {med / eng:5.2f}")
+    med, peer = statistics.median(opens) * 1e3, statistics.median(reads) * 1e3
+    print(f"open a 200-cell notebook ({count} steps, {opts.opens} opens)")
+    print(f"  window median {med:6.1f} ms   target < {TARGETS_MS['open']:.0f} ms   "
+          f"nbformat.read alone {peer:6.1f} ms   ratio {med / peer:5.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
