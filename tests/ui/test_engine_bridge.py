@@ -20,3 +20,29 @@ def test_a_late_reply_to_a_deleted_bridge_is_dropped_not_raised(qapp):
         bridge._sig_call.emit(calls.append, "raw")
     bridge._post(calls.append, "after")  # must not raise
     assert not shiboken6.isValid(bridge)
+
+
+def test_a_reply_already_on_its_way_is_dropped_when_a_newer_request_of_its_key_goes_out(
+        qtbot, bridge):
+    # A presenter paging through lesson steps: the first step's load had answered (its reply
+    # waiting for the GUI thread) when the next step's load went out. The first must not be
+    # shown after, or instead of, the one asked for last.
+    from workbench.api import messages as p
+
+    qtbot.waitUntil(lambda: bridge.state == "idle", timeout=60000)
+    got: list[str] = []
+    bridge.request(p.LoadSource(source="a = 1\n", filename="first.py"),
+                   lambda reply: got.append("first"), key="load")
+    # Blocks this thread until the kernel answers a later request: the first reply has
+    # then reached the GUI thread's queue, not yet its handler.
+    assert isinstance(bridge.client.call(p.Ping(), timeout=60), p.Result)
+    assert got == []
+    with qtbot.waitSignal(bridge.sig_request_sent):
+        bridge.request(p.LoadSource(source="a = 2\n", filename="second.py"),
+                       lambda reply: got.append("second"), key="load")
+    qtbot.waitUntil(lambda: got == ["second"], timeout=60000)
+    unkeyed: list[str] = []
+    bridge.request(p.Ping(), lambda reply: unkeyed.append("one"))
+    bridge.request(p.Ping(), lambda reply: unkeyed.append("two"))
+    qtbot.waitUntil(lambda: unkeyed == ["one", "two"], timeout=60000)
+    assert got == ["second"]

@@ -48,6 +48,7 @@ class EngineBridge(QObject):
             self.host = host_label(connection_file, client_options.get("ssh"))
         self._client: EngineClient | None = None
         self._state = "starting"
+        self._latest: dict[str, str] = {}  # per key, the id of the request sent last
         self._sig_call.connect(self._on_call, Qt.ConnectionType.QueuedConnection)
 
     # ------------------------------------------------------------------ lifecycle
@@ -102,14 +103,26 @@ class EngineBridge(QObject):
     ) -> str:
         """Send ``request``; ``on_reply``/``on_event`` run later on the GUI thread.
 
-        A later request with the same ``key`` supersedes this one: its reply is dropped.
+        A later request with the same ``key`` supersedes this one: its reply is dropped,
+        also when it had already arrived and was waiting for the GUI thread.
         """
         if self._client is None:
             self.start()
         assert self._client is not None
-        reply_cb = (lambda r: self._post(on_reply, r)) if on_reply else None
+        sent: list[str] = []
+
+        def deliver(reply: p.Reply) -> None:
+            if key is not None and self._latest.get(key) != sent[0]:
+                return  # a newer request of this key went out after the reply came in
+            assert on_reply is not None
+            on_reply(reply)
+
+        reply_cb = (lambda r: self._post(deliver, r)) if on_reply else None
         event_cb = (lambda e: self._post(on_event, e)) if on_event else None
         rid = self._client.request(request, reply_cb, event_cb, key=key)
+        sent.append(rid)
+        if key is not None:
+            self._latest[key] = rid
         self.sig_request_sent.emit(request)
         return rid
 
