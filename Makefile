@@ -29,7 +29,8 @@ lint: $(VENV)/.test-installed
 	$(BIN)/mypy
 
 BENCHMARKS := trace_latency timing_fidelity curves_latency kmeans_vs_sklearn kmeans_sharded engine_roundtrip stop_faults \
-              gui_latency plot_latency kmeans_render editor_highlight presentation_toggle
+              gui_latency plot_latency kmeans_render editor_highlight presentation_toggle \
+              values_latency graph_latency lesson_latency
 
 bench: $(VENV)/.bench-installed
 	for b in $(BENCHMARKS); do echo "== $$b"; QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/$$b.py || exit 1; done

@@ -607,3 +607,31 @@ def aaa(x):
 def third(x):
     return x * x
 """
+
+
+def test_unsaved_step_edits_survive_a_crash_and_go_once_saved(qtbot, make_window, tmp_path):
+    """The teacher's edits of several steps live in memory; they are kept on disk too, so a
+    window that dies before Save lesson loses none: the next open of the lesson has them."""
+    path = tmp_path / "small.py"
+    path.write_text(SMALL)
+    first = blank_window(make_window, tmp_path)
+    open_trusted(qtbot, first, path)
+    go(qtbot, first, 1)
+    first.editor.setPlainText("def square(x):\n    return x ** 2\n")
+    go(qtbot, first, 2)
+    first.editor.setPlainText("def half(x):\n    return x * 0.5\n")
+    kept = first.lessons.edits.file_for(path)
+    qtbot.waitUntil(lambda: kept.exists() and "0.5" in kept.read_text(), timeout=5000)
+
+    # The first window never closes cleanly (a crash); a new one opens the same lesson.
+    second = make_window(tmp_path / "blank.py")
+    open_trusted(qtbot, second, path)
+    assert second.lessons.codes == {1: "def square(x):\n    return x ** 2\n",
+                                    2: "def half(x):\n    return x * 0.5\n"}
+    assert "from last time" in second.lesson_panel.message_text()
+    assert second.lesson_panel.steps.item(0).text().startswith(EDITED_MARK)
+    assert second.editor.toPlainText() == ""  # still nothing runs on opening
+
+    assert second.save()
+    assert "x ** 2" in path.read_text() and "x * 0.5" in path.read_text()
+    assert not kept.exists()

@@ -176,6 +176,11 @@ class Autosave(QObject):
         return self._session
 
     @property
+    def root(self) -> Path:
+        """The folder every session's folder is in."""
+        return self._root
+
+    @property
     def enabled(self) -> bool:
         """False when autosave is off (see ``off_reason``) or this session has ended."""
         return not self._closed

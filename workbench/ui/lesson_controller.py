@@ -41,6 +41,7 @@ from workbench.lessons import (
     read_lesson,
     write_lesson,
 )
+from workbench.ui.lesson_edits import LessonEdits
 from workbench.ui.lesson_panel import LessonPanel
 
 if TYPE_CHECKING:
@@ -89,6 +90,10 @@ class LessonController(QObject):
         self._trusted = False
         self._declined = False
         self._gone = False
+        autosave = window.document.autosave
+        self.edits = LessonEdits(autosave.root if autosave.off_reason is None else None, self)
+        """The edits, kept on disk too until saved or discarded (a crash loses none)."""
+        self.sig_edits_changed.connect(lambda: self.edits.update(self.codes))
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_file_changed)
         panel.sig_step_chosen.connect(self.go_to)
@@ -119,6 +124,7 @@ class LessonController(QObject):
         if self.lesson is not None:
             if not self.confirm_discard():
                 return False
+            self.edits.forget()
         elif not self.window.document.confirm_discard():
             return False
         self._set_lesson(lesson)
@@ -135,6 +141,7 @@ class LessonController(QObject):
             return True
         if not self.confirm_discard():
             return False
+        self.edits.forget()
         self._unwatch()
         self.lesson = None
         self.codes = {}
@@ -156,6 +163,13 @@ class LessonController(QObject):
         self._trusted = is_bundled(lesson.path) or self._remembered(lesson.path)
         self._declined = False
         self._gone = False
+        kept = self.edits.load(lesson.path)
+        self.codes = {n: code for n, code in kept.items() if 1 <= n <= len(lesson.steps)
+                      and lesson.step(n).has_code and lesson.step(n).code != code}
+        if self.codes:
+            self._notes[-1] = (f"your unsaved edits of {len(self.codes)} step(s) from last "
+                               "time are back (marked ●): Save lesson keeps them, Reset step "
+                               "drops one")
         self._watch()
         count = len(lesson.steps)
         overview = (f"# {lesson.title}\n\n{count} steps. Press **PageDown** (or Next) to "
@@ -282,6 +296,7 @@ class LessonController(QObject):
         self.window.statusBar().showMessage(f"lesson saved: {written}", 4000)
         self.sig_saved.emit(str(written))
         self.sig_edits_changed.emit()
+        self.edits.flush()  # in the lesson now: nothing left to keep beside it
         return True
 
     def _adopt(self, fresh: Lesson) -> None:

@@ -1051,6 +1051,8 @@ class MainWindow(QMainWindow):
                 else self.document.confirm_discard()):
             event.ignore()
             return
+        if self.lessons.is_open:
+            self.lessons.edits.forget()  # saved or discarded: a clean close keeps none
         self._engine_timer.stop()  # closed before its first frame: start nothing now
         self._panels_timer.stop()
         self.removeEventFilter(self._first_paint)
