@@ -635,3 +635,24 @@ def test_unsaved_step_edits_survive_a_crash_and_go_once_saved(qtbot, make_window
     assert second.save()
     assert "x ** 2" in path.read_text() and "x * 0.5" in path.read_text()
     assert not kept.exists()
+
+
+def test_a_trace_step_is_one_round_trip(qtbot, make_window, tmp_path):
+    """The step's load carries the trace of the function the step defines, so the tree
+    follows in the same round trip (no second Trace request after the load)."""
+    from workbench.api import messages as p
+
+    path = tmp_path / "fast.py"
+    path.write_text(FAST)
+    window = blank_window(make_window, tmp_path)
+    open_trusted(qtbot, window, path)
+    go(qtbot, window, 1)
+    qtbot.waitUntil(lambda: window.jaxpr.trace() is not None, timeout=ENGINE_S)
+    sent: list[object] = []
+    window.engine.sig_request_sent.connect(sent.append)
+    with qtbot.waitSignal(window.sig_traced, timeout=ENGINE_S) as traced:
+        window.lessons.go_to(2)
+    assert traced.args[0].function == "second"
+    loads = [r for r in sent if isinstance(r, p.LoadSource)]
+    assert len(loads) == 1 and loads[0].trace is not None and loads[0].trace.name == "second"
+    assert not [r for r in sent if isinstance(r, p.Trace)]

@@ -172,6 +172,11 @@ class CallControls(QWidget):
     def function(self) -> str:
         return self.function_list.currentText() or self._wanted or ""
 
+    def requested(self) -> str:
+        """The function asked for last, even before a source defining it loaded: what the
+        next load should trace in the same round trip."""
+        return self._wanted or self.function()
+
     def args(self) -> str:
         return self.arg_spec.text().strip()
 

@@ -80,6 +80,9 @@ class TraceController(QObject):
             self._run_when_ready = True
             return
         call = self._sync_call()
+        if call is not None and self.controls.requested() != call.function:
+            # A function the new source is to define (a lesson step's): trace that one.
+            call = Call(self.controls.requested(), call.args, call.transforms)
         trace = self._trace_request(call) if call is not None else None
         self.session.engine.request(
             p.LoadSource(source=self._source(), filename=self._filename(), trace=trace,
