@@ -192,6 +192,8 @@ def test_pagedown_walks_every_step_and_each_panel_shows_its_result(qtbot, make_w
     page_down(qtbot, window)  # 7: fails on purpose
     qtbot.waitUntil(lambda: "fails on purpose" in panel.message.text(), timeout=ENGINE_S)
     assert panel.message.isVisible()
+    assert panel.message_is_expected()  # an outcome, in green, not a problem in red
+    assert "#1e6b30" in panel.message.styleSheet()
     assert window.messages.isVisible()  # the catalog's error shows as usual
 
     page_down(qtbot, window)  # 8: text only
@@ -561,6 +563,7 @@ def test_opening_a_lesson_leaves_nothing_of_the_file_before_on_show(qtbot, make_
     assert window.jaxpr.trace() is None
     assert "PageDown" in window.jaxpr.text.toPlainText()
     assert "before the lesson" in (window.plot_panel.stale_text() or "")
+    assert "before the lesson" in (window.graph_panel.stale_text() or "")
     go(qtbot, window, 1)
     qtbot.waitUntil(lambda: window.jaxpr.trace() is not None
                     and window.jaxpr.trace().function == "square", timeout=ENGINE_S)

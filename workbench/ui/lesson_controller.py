@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 NOT_RUN = ("not run: you chose not to run this lesson's code. Its code is in the editor: "
            "press Run to run it anyway, or open the lesson again to be asked again")
+FAILED_ON_PURPOSE = "this step fails on purpose"
 PAUSED = "lesson open: pick a step (PageDown) to run its code"
 GONE = ("the lesson file is gone from disk: the lesson stays open from memory, and "
         "Save lesson writes it again")
@@ -496,7 +497,7 @@ class LessonController(QObject):
         if expected is None:
             note = f"this step's code failed: {what}"
         elif expected in ("", kind):
-            note = f"this step fails on purpose: {what}"
+            note = f"{FAILED_ON_PURPOSE}: {what}"
         else:
             note = f"this step should fail with {expected}, but it failed otherwise: {what}"
         self._notes[number] = note
@@ -593,8 +594,9 @@ class LessonController(QObject):
     def _refresh(self) -> None:
         self.panel.set_edited(set(self.codes), self.editor_step)
         text = self.message()
-        if text != self.panel.message_text():
-            self.panel.set_message(text)
+        expected = text.startswith(FAILED_ON_PURPOSE) and "\n" not in text
+        if text != self.panel.message_text() or expected != self.panel.message_is_expected():
+            self.panel.set_message(text, expected=expected)
             self.sig_message.emit(text)
         self.window.setWindowTitle(self.title() or self.window.windowTitle())
 

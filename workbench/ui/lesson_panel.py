@@ -154,6 +154,7 @@ class LessonPanel(QWidget):
         self.reset_button.setToolTip("bring back the lesson's own code of this step")
         self.reset_button.clicked.connect(self.sig_reset_step)
         self.reset_button.setEnabled(False)
+        self._scheme = "light"
         self.message = QLabel("")
         self.message.setObjectName("lessonMessage")
         self.message.setWordWrap(True)
@@ -221,10 +222,16 @@ class LessonPanel(QWidget):
                 self._style_item(item, self._steps[row])
         self.reset_button.setEnabled(editor_step in self._edited)
 
-    def set_message(self, text: str) -> None:
-        """The step's problem, its run's outcome or the lesson file's state ("" hides it)."""
+    def set_message(self, text: str, *, expected: bool = False) -> None:
+        """The step's problem, its run's outcome or the lesson file's state ("" hides it);
+        ``expected``: a step that failed as it should, shown as an outcome, not a problem."""
         self.message.setText(text)
         self.message.setVisible(bool(text))
+        self.message.setProperty("expected", expected)
+        self._colour_message()
+
+    def message_is_expected(self) -> bool:
+        return bool(self.message.property("expected"))
 
     def message_text(self) -> str:
         return self.message.text()
@@ -250,7 +257,15 @@ class LessonPanel(QWidget):
 
     def set_scheme(self, scheme: str) -> None:
         """Follow the window's light or dark scheme (the message's colour)."""
-        colour = "#ff8a80" if scheme == "dark" else "#b00020"
+        self._scheme = scheme
+        self._colour_message()
+
+    def _colour_message(self) -> None:
+        dark = self._scheme == "dark"
+        if self.message.property("expected"):
+            colour = "#81c995" if dark else "#1e6b30"  # failed as it should: a green outcome
+        else:
+            colour = "#ff8a80" if dark else "#b00020"
         self.message.setStyleSheet(f"QLabel#lessonMessage {{ color: {colour}; }}")
 
     # ------------------------------------------------------------------ helpers

@@ -678,7 +678,7 @@ class MainWindow(QMainWindow):
         self.jaxpr.clear(LESSON_NOT_RUN)
         self.editor.clear_error_marks()
         self.messages.hide()
-        for panel in (self.plot_panel, self.timing_panel):
+        for panel in (self.plot_panel, self.timing_panel, self.graph_panel):
             if panel is not None:
                 panel.set_stale(f"from the code open before the lesson: {LESSON_NOT_RUN}")
 
