@@ -2,8 +2,9 @@
 
 Run by ``tests/test_end_to_end.py`` as ``python tests/e2e_teacher.py OUT.json`` under
 Xvfb with ``QT_QPA_PLATFORM=xcb``. It types code, sees the tree, fails a trace, crashes
-the engine and toggles presentation mode, waiting on conditions (never on the clock
-alone), and writes what it saw as JSON for the test to judge.
+the engine, toggles presentation mode and steps a lesson with PageDown, waiting on
+conditions (never on the clock alone), and writes what it saw as JSON for the test to
+judge.
 """
 
 from __future__ import annotations
@@ -107,6 +108,24 @@ def main() -> int:
     wait(app, "presentation mode", lambda: window.action_presentation.isChecked()
          and run_button.font().pointSizeF() > seen["button_points"])  # type: ignore[operator]
     seen["presentation_points"] = run_button.font().pointSizeF()
+
+    # A lesson, stepped with the key a presenter remote sends (PageDown is X's "Next").
+    from workbench.lessons import bundled_lessons
+
+    lesson = next(p for p in bundled_lessons() if p.name.startswith("02_"))
+    seen["lesson_opened"] = window.open_lesson(lesson)
+    window.editor.setFocus()
+    xdotool("key", "--clearmodifiers", "Next", "Next")
+    wait(app, "the lesson's second step traced",
+         lambda: window.lesson_panel.position.text().startswith("step 2 of")
+         and window.jaxpr.trace() is not None and window.jaxpr.trace().function == "loss"
+         and window.jaxpr.trace().transforms == ("grad",) and window.engine.state == "idle",
+         state=lambda: f"position {window.lesson_panel.position.text()!r}, "
+                       f"trace {window.jaxpr.trace()}")
+    seen["lesson_title"] = window.windowTitle()
+    seen["lesson_text_left_of_editor"] = (
+        window.lesson_dock.isVisible()
+        and window.lesson_dock.geometry().right() < window.centralWidget().geometry().left())
 
     with open(sys.argv[1], "w") as fh:
         json.dump(seen, fh)

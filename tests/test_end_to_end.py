@@ -144,7 +144,8 @@ XDOTOOL = shutil.which("xdotool")
 
 @pytest.mark.skipif(XDOTOOL is None, reason="xdotool is not installed (apt-get install xdotool)")
 def test_a_teachers_session_with_real_key_events(xserver, tmp_path):
-    """Type, trace, fail a trace, crash the engine, present: on a real X server."""
+    """Type, trace, fail a trace, crash the engine, present, step a lesson: on a real X
+    server."""
     out = tmp_path / "seen.json"
     env = dict(os.environ, DISPLAY=xserver, QT_QPA_PLATFORM="xcb", HOME=str(tmp_path),
                XDG_CONFIG_HOME=str(tmp_path / ".config"), XDG_RUNTIME_DIR=str(tmp_path))
@@ -161,3 +162,6 @@ def test_a_teachers_session_with_real_key_events(xserver, tmp_path):
     assert seen["visible_lines"] >= 10
     assert seen["notice"].count("engine died") == 1
     assert seen["presentation_points"] == pytest.approx(seen["button_points"] * 1.5)
+    assert seen["lesson_opened"] is True
+    assert "step 2 of 8" in seen["lesson_title"]
+    assert seen["lesson_text_left_of_editor"] is True
