@@ -33,3 +33,14 @@ def interleaved_medians(
             fn()
             samples[name].append(time.perf_counter() - t0)
     return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def spin_until(app, cond: Callable[[], bool], timeout: float = 60.0) -> None:
+    """Run ``app``'s event loop until ``cond()`` holds (a window's answer); raise past
+    ``timeout`` seconds."""
+    end = time.perf_counter() + timeout
+    while not cond():
+        if time.perf_counter() > end:
+            raise TimeoutError("no answer from the window")
+        app.processEvents()
+        time.sleep(0.0005)

@@ -22,6 +22,9 @@ import tempfile
 import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _util import spin_until  # noqa: E402
 
 STARTUP_CHILD = r"""
 import sys, time
@@ -86,15 +89,8 @@ def edit_to_tree(edits: int) -> tuple[list[float], list[float]]:
     window.resize(1280, 800)
     window.show()
 
-    def spin_until(cond, timeout=60.0):
-        end = time.perf_counter() + timeout
-        while not cond():
-            if time.perf_counter() > end:
-                raise TimeoutError("no answer from the window")
-            app.processEvents()
-            time.sleep(0.0005)
 
-    spin_until(lambda: window.engine.state == "idle")
+    spin_until(app, lambda: window.engine.state == "idle")
     marks: dict[str, float] = {}
 
     class PaintWatch(QObject):
@@ -115,12 +111,12 @@ def edit_to_tree(edits: int) -> tuple[list[float], list[float]]:
     for example in bundled_examples():
         window.open_example(example)
         marks.clear()
-        spin_until(lambda: "painted" in marks)
+        spin_until(app, lambda: "painted" in marks)
         source = example.path.read_text()
         for i in range(edits):
             marks.clear()
             window.editor.setPlainText(source + f"\n# edit {i}\n")
-            spin_until(lambda: "painted" in marks)
+            spin_until(app, lambda: "painted" in marks)
             gui.append(marks["painted"] - marks["fired"])
             t0 = time.perf_counter()
             loaded = load_source(source + f"\n# edit {i}\n", example.path.name)

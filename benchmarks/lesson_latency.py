@@ -24,6 +24,9 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _util import spin_until  # noqa: E402
 
 TARGETS_MS = {"trace": 150.0, "plot": 300.0, "open": 300.0}
 
@@ -68,15 +71,7 @@ def main() -> int:
     window.resize(1440, 900)
     window.show()
 
-    def spin_until(cond, timeout: float = 60.0) -> None:
-        end = time.perf_counter() + timeout
-        while not cond():
-            if time.perf_counter() > end:
-                raise TimeoutError("no answer from the window")
-            app.processEvents()
-            time.sleep(0.0005)
-
-    spin_until(lambda: window.engine.state == "idle" and window.plot_panel is not None)
+    spin_until(app, lambda: window.engine.state == "idle" and window.plot_panel is not None)
     marks: dict[str, float] = {}
 
     class PaintWatch(QObject):
@@ -136,10 +131,10 @@ def main() -> int:
                           functions=(d.function, *getattr(d, "overlays", ())))
             t0 = time.perf_counter()
             window.lessons.go_to(number)
-            spin_until(lambda: "painted" in marks)
+            spin_until(app, lambda: "painted" in marks)
             gui[kind].append(marks["painted"] - t0)
             wanted.clear()
-            spin_until(lambda: window.engine.state == "idle")
+            spin_until(app, lambda: window.engine.state == "idle")
 
             lesson = read_lesson(path)
             t0 = time.perf_counter()
@@ -167,7 +162,7 @@ def main() -> int:
         t0 = time.perf_counter()
         window.open_lesson(notebook)
         marks["opened"] = time.perf_counter()
-        spin_until(lambda: "painted" in marks)
+        spin_until(app, lambda: "painted" in marks)
         opens.append(marks["painted"] - t0)
         t0 = time.perf_counter()
         nbformat.read(notebook, as_version=4)
