@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from workbench.api import messages as p
 from workbench.lessons import bundled, read_lesson
 from workbench.ui.lesson_controller import GONE, NOT_RUN
 from workbench.ui.lesson_panel import EDITED_MARK
@@ -477,6 +478,68 @@ def test_a_lesson_from_elsewhere_asks_once(qtbot, asking_window, tmp_path):
         second.lessons.go_to(1)
     qtbot.waitUntil(lambda: not timer.isActive())
     assert len(asked) == 1
+
+
+def _writing_notebook(tmp_path):
+    """A notebook from elsewhere whose first cell writes a file: the proof that code ran."""
+    marker = tmp_path / "ran.txt"
+    path = write_notebook(tmp_path / "from_the_internet.ipynb", [
+        ("markdown", "# Downloaded"),
+        ("code", f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n\n\n"
+                 "def f(x):\n    return x * 2\n"),
+        ("code", "# workbench: values f --args f32[3]\ny = 1\n"),
+    ])
+    return path, marker
+
+
+def _engine_barrier(qtbot, window):
+    """A request the kernel answers after everything sent before it has run."""
+    answered: list[object] = []
+    window.session.engine.request(p.Devices(), answered.append)
+    qtbot.waitUntil(lambda: bool(answered), timeout=ENGINE_S)
+
+
+def test_untrusted_notebook_runs_nothing_before_yes(qtbot, asking_window, tmp_path):
+    path, marker = _writing_notebook(tmp_path)
+    window = asking_window()
+    wait_engine(qtbot, window)
+    sent: list[object] = []
+    window.session.engine.sig_request_sent.connect(sent.append)
+    assert window.open_lesson(path)
+    while_asked: list[tuple[bool, bool, list[object]]] = []
+    asked: list[str] = []
+
+    def answer_no() -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        asked.append(box.text())
+        # The question is open: nothing ran, nothing is on its way, nothing is scheduled.
+        while_asked.append((marker.exists(), window.tracer.live_timer.isActive(), list(sent)))
+        box.button(QMessageBox.StandardButton.No).click()
+
+    QTimer.singleShot(0, answer_no)
+    window.lessons.go_to(1)  # the step of the first code cell
+    assert len(asked) == 1 and "runs its code in the engine" in asked[0]
+    assert while_asked == [(False, False, [])]
+    assert window.lesson_panel.message.text() == NOT_RUN
+    assert "Path(" in window.editor.toPlainText()  # shown, to read
+    window.editor.insertPlainText("# a teacher's edit\n")  # an edit does not run it either
+    assert window.tracer.held and not window.tracer.live_timer.isActive()
+    window.lessons.go_to(2)  # a directive step: not applied
+    _engine_barrier(qtbot, window)
+    assert not marker.exists()
+    assert [type(r).__name__ for r in sent] == ["Devices"]  # no load, trace or values
+    assert window.jaxpr.model.rowCount() == 0
+    assert window.session.trace is None or window.session.trace.name != "f"
+
+    second = asking_window()  # a new window, a new question: yes
+    wait_engine(qtbot, second)
+    assert second.open_lesson(path)
+    QTimer.singleShot(0, lambda: QApplication.activeModalWidget().button(
+        QMessageBox.StandardButton.Yes).click())
+    with qtbot.waitSignal(second.tracer.sig_loaded, timeout=ENGINE_S):
+        second.lessons.go_to(1)
+    assert marker.read_text() == "ran"
 
 
 def test_closing_with_unsaved_lesson_edits_asks(qtbot, asking_window, tmp_path):

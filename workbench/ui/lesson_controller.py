@@ -9,8 +9,11 @@ A text-only step only shows its text: the editor keeps the code of the step
 before, and edits there still belong to that step.
 
 Nothing runs when a lesson opens. A lesson from outside the bundled ones asks
-once, the first time a step would run, and the answer "yes" is remembered per
-resolved path in the settings; "no" runs nothing until the lesson is opened again.
+once, the first time a step would run, before its code even reaches the editor, and
+the answer "yes" is remembered per resolved path in the settings. "No" runs nothing
+(no load, trace, values, live mode or directive) until the lesson is opened again:
+the step's code is shown as text and live mode is held, so an edit does not run it
+either; only Run does, as the user's own explicit choice.
 
 Edits are kept per step while the lesson is open, marked in the list, and
 written back in the lesson's own format by Save lesson; a failed write keeps them.
@@ -199,8 +202,7 @@ class LessonController(QObject):
         self.panel.set_current(number)
         if step.has_code:
             self.editor_step = number
-            self._place(self.codes.get(number, step.code))
-            self._run(step)
+            self._show_and_run(step, self.codes.get(number, step.code))
         self._refresh()
         self.sig_step_changed.emit(number)
 
@@ -211,8 +213,7 @@ class LessonController(QObject):
             return
         self.codes.pop(number, None)
         step = lesson.step(number)
-        self._place(step.code)
-        self._run(step)
+        self._show_and_run(step, step.code)
         self._refresh()
         self.sig_edits_changed.emit()
 
@@ -338,6 +339,9 @@ class LessonController(QObject):
             return True
         if self._declined:
             return False
+        # Nothing of the lesson's may run while the question is open (a modal dialog
+        # still runs the event loop, and with it the live timer).
+        self.window.tracer.hold("waiting for your answer: run this lesson's code?")
         if self.window.document.ask:
             box = QMessageBox(
                 QMessageBox.Icon.Question, "Run this lesson's code?",
@@ -368,12 +372,20 @@ class LessonController(QObject):
         finally:
             self._placing = False
 
-    def _run(self, step: Step) -> None:
+    def _show_and_run(self, step: Step, code: str) -> None:
+        """Ask first (if the lesson is not trusted), then put the code in the editor and run
+        it; declined, the code is only shown, with live mode held."""
         self._notes.pop(step.number, None)
         if not self._may_run():
             self._notes[step.number] = NOT_RUN
-            self.window.tracer.pause_live(NOT_RUN.partition(".")[0])
+            self.window.tracer.hold(NOT_RUN.partition(".")[0])
+            self._place(code)
+            self.window.jaxpr.clear(NOT_RUN.partition(".")[0])
             return
+        self._place(code)
+        self._run(step)
+
+    def _run(self, step: Step) -> None:
         directive = step.directive
         controls = self.window.controls
         controls.blockSignals(True)  # one request below, not a trace of the old source first

@@ -961,6 +961,8 @@ class MainWindow(QMainWindow):
         self.tracer.edited()
 
     def _on_document_opened(self) -> None:
+        if self.document.path is not None or not self.editor.toPlainText():
+            self.tracer.release_hold()  # a file or an empty buffer: no declined code
         if self.document.from_outside:
             self.tracer.pause_live(PAUSED_FOR_DISK)
 

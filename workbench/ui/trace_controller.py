@@ -9,7 +9,8 @@ supersedes the one in flight and its late reply is dropped.
 Nothing is sent before the engine first answers: its first idle runs the source once
 (if live, or if Run was pressed meanwhile), so a file opened at start loads once. Live
 mode can be paused for one document (a file opened from disk): nothing runs on its own
-until the user presses Run or edits the text.
+until the user presses Run or edits the text, or held: then an edit does not resume it
+either, only Run or another document (code the user declined to run stays text).
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ class TraceController(QObject):
         self.live = live
         self.engine_ready = False
         self.paused = ""  # why live mode waits for Run or an edit; "" when it does not
+        self.held = False
+        """Paused until Run or ``release_hold``: an edit does not resume live mode."""
         self.keep_names = False
         """Sources keep the names earlier ones defined (a lesson's steps, as notebook cells)."""
         self._run_when_ready = False
@@ -75,6 +78,7 @@ class TraceController(QObject):
 
         Before the engine first answers this only asks for one run when it does."""
         self.live_timer.stop()
+        self.held = False
         self._set_paused("")
         if not self.engine_ready:
             self._run_when_ready = True
@@ -109,7 +113,10 @@ class TraceController(QObject):
     def edited(self) -> None:
         """The editor text changed: re-run after the live delay, if live (and resume if paused).
 
-        Before the engine is ready there is nothing to do: its first idle runs the source."""
+        Before the engine is ready there is nothing to do: its first idle runs the source.
+        While held, nothing: the text stays the user's to read, not to run."""
+        if self.held:
+            return
         self._set_paused("")
         if self.live and self.engine_ready:
             self.live_timer.start()
@@ -119,6 +126,15 @@ class TraceController(QObject):
         self.live_timer.stop()
         self._run_when_ready = False
         self._set_paused(reason)
+
+    def hold(self, reason: str) -> None:
+        """Run nothing, edits included, until the user presses Run or ``release_hold``."""
+        self.pause_live(reason)
+        self.held = True
+
+    def release_hold(self) -> None:
+        """The editor holds other text now: edits resume live mode again (still paused)."""
+        self.held = False
 
     def set_live(self, on: bool) -> None:
         self.live = on
