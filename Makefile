@@ -12,6 +12,10 @@ comma     := ,
 WITH_CUDA := $(if $(CUDA),$(comma)$(CUDA))
 GPU_NOTE  := $(if $(CUDA),@echo "nvidia-smi lists a GPU: installing JAX for CUDA 12 (the cuda12 extra)")
 
+# The suite runs on every core (pytest-xdist, one test file per worker at a time), then the
+# tests that time a kernel (marked serial) run alone, so no other worker's load skews them.
+JOBS ?= auto
+
 .PHONY: run test lint bench clean
 
 run: $(VENV)/.run-installed
@@ -21,7 +25,8 @@ test: $(VENV)/.test-installed
 	$(BIN)/ruff check workbench tests benchmarks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not serial"
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -p no:xdist -m serial
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check workbench tests benchmarks

@@ -34,8 +34,8 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from workbench.ui.editor import CodeEditor  # noqa: E402
-from workbench.ui.highlighter import lex_line  # noqa: E402
+from workbench.ui.editor.editor import CodeEditor  # noqa: E402
+from workbench.ui.editor.highlighter import lex_line  # noqa: E402
 
 LINES = 2000
 REPEATS = 7

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from workbench.api import messages as p
-from workbench.api.client import EngineClient
+from workbench.client.engine_client import EngineClient
 from workbench.engine.service import Service
 
 SELU = (

@@ -172,7 +172,7 @@ Chains = list[list[tuple[int, float]]]  # per edge: (layer, x) from source to ta
 
 
 def igraph_chains(n: int, edges: list[tuple[int, int]], layer: list[int]) -> Chains:
-    from workbench.plots.graph_layout import igraph_order
+    from workbench.graph.layout import igraph_order
 
     xs, routes = igraph_order(n, edges, layer, maxiter=40)
     return [[(layer[a], xs[a]), *[(int(y), x) for x, y in r], (layer[b], xs[b])]
@@ -236,7 +236,8 @@ def grandalf_chains(n: int, edges: list[tuple[int, int]], layer: list[int]) -> C
 
 def placed_chains(n: int, edges: list[tuple[int, int]], layer: list[int]) -> Chains:
     """igraph's order, then the workbench's own placement (nodes 100 px wide, 4 sweeps)."""
-    from workbench.plots.graph_layout import LayoutOptions, igraph_order, place_layers
+    from workbench.graph.layout import igraph_order, place_layers
+    from workbench.graph.model import LayoutOptions
 
     xs, routes = igraph_order(n, edges, layer, maxiter=40)
     centres, dummies = place_layers([100.0] * n, layer, [(a, 0.0, b, 0.0) for a, b in edges],
@@ -279,7 +280,7 @@ def quality(chains: Chains, spacing: float | None = None) -> tuple[int, int, flo
 
 
 def compare_libraries(sizes: tuple[int, ...], repeats: int) -> None:
-    from workbench.plots.graph_layout import assign_layers
+    from workbench.graph.layout import assign_layers
 
     print("## Layout libraries: the same flat graph, the same layers (the workbench's own")
     print("## placement on igraph's order, as the widget uses it, in the last row)")
@@ -314,7 +315,8 @@ def compare_libraries(sizes: tuple[int, ...], repeats: int) -> None:
 def widget_timings(sizes: tuple[int, ...], repeats: int, frames: int) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from workbench.plots.graph_layout import LayoutOptions, build_graph
+    from workbench.graph.build import build_graph
+    from workbench.graph.model import LayoutOptions
     from workbench.plots.graph_view import JaxprGraphView
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -32,8 +32,8 @@ t0 = float(sys.argv[1])
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from workbench.ui.main_window import MainWindow
-from workbench.ui.settings import Settings
+from workbench.ui.window.main_window import MainWindow
+from workbench.ui.storage.settings import Settings
 w = MainWindow(None, settings=Settings(sys.argv[2]), autosave_dir=sys.argv[3], ask=False,
                console=False)
 class FirstPaint(QObject):
@@ -79,8 +79,8 @@ def edit_to_tree(edits: int) -> tuple[list[float], list[float]]:
     from workbench.engine.source import load_source
     from workbench.engine.trace import trace_function
     from workbench.examples import bundled_examples
-    from workbench.ui.main_window import MainWindow
-    from workbench.ui.settings import Settings
+    from workbench.ui.storage.settings import Settings
+    from workbench.ui.window.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
     tmp = tempfile.mkdtemp()

@@ -146,7 +146,7 @@ def cli_vs_kernel(repeats: int) -> None:
     process like the command's, and a second that reuses the heap the first left.
     """
     from workbench.api import messages as p
-    from workbench.api.client import EngineClient
+    from workbench.client.engine_client import EngineClient
 
     request = p.KMeans(dataset="blobs", n=CLI_N, k=K, seed=0, init="random",
                        max_iter=CLI_ITERS, tol=-1.0)

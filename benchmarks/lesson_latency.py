@@ -61,8 +61,8 @@ def main() -> int:
     from workbench.api import messages as m
     from workbench.engine.service import Service
     from workbench.lessons import CallDirective, PlotDirective, bundled_lessons, read_lesson
-    from workbench.ui.main_window import MainWindow
-    from workbench.ui.settings import Settings
+    from workbench.ui.storage.settings import Settings
+    from workbench.ui.window.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
     tmp = Path(tempfile.mkdtemp())

@@ -52,9 +52,10 @@ def gui_steps(steps: int) -> tuple[list[float], list[float], list[float], int, l
     from PySide6.QtWidgets import QApplication
 
     from workbench.api import messages as p
-    from workbench.ui.engine_bridge import EngineBridge
-    from workbench.ui.plot_panel import FunctionPlotPanel
-    from workbench.ui.session import Session
+    from workbench.ui.control.engine_bridge import EngineBridge
+    from workbench.ui.control.requests import EngineRequests
+    from workbench.ui.control.session import Session
+    from workbench.ui.panels.plot_panel import FunctionPlotPanel
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     bridge = EngineBridge()
@@ -64,7 +65,7 @@ def gui_steps(steps: int) -> tuple[list[float], list[float], list[float], int, l
         assert isinstance(reply, p.Result), reply
         session = Session(bridge)
         session.set_functions(reply.value.functions)
-        panel = FunctionPlotPanel(session)
+        panel = FunctionPlotPanel(session, EngineRequests(bridge))
         panel.resize(1000, 700)
         panel.show()
         panel.set_current("selu")

@@ -26,8 +26,8 @@ def main() -> int:
     opts = parser.parse_args()
     from PySide6.QtWidgets import QApplication
 
-    from workbench.ui.main_window import MainWindow
-    from workbench.ui.settings import Settings
+    from workbench.ui.storage.settings import Settings
+    from workbench.ui.window.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     tmp = tempfile.mkdtemp()

@@ -33,7 +33,7 @@ from tests.faults.test_stop_suite import (  # noqa: E402 - the suite's own fault
 )
 from tests.kernel_util import Recorder, wait_until  # noqa: E402
 from workbench.api import messages as p  # noqa: E402
-from workbench.api.client import State  # noqa: E402
+from workbench.api.state import State  # noqa: E402
 
 
 def _cpu(pid: int) -> float:

@@ -13,6 +13,16 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "assets" / "examples"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "kernel: the window or bridge runs on a real engine kernel, not in-process "
+        "(Stop, restart, crashes, the console, what the kernel prints)")
+    config.addinivalue_line(
+        "markers", "serial: the test times what a kernel or a process does (Stop within 3 s, "
+        "a crash noticed within 2 s); `make test` runs these alone, after the rest has run on "
+        "every core")
+
+
 @pytest.fixture
 def examples_dir() -> Path:
     return EXAMPLES

@@ -52,8 +52,8 @@ def main() -> int:
     app = QApplication([])
     heartbeat = QTimer(interval=20)  # wakes wait() so its deadline is checked
     heartbeat.start()
-    from workbench.ui.main_window import MainWindow
-    from workbench.ui.settings import Settings
+    from workbench.ui.storage.settings import Settings
+    from workbench.ui.window.main_window import MainWindow
 
     home = tempfile.mkdtemp()
     window = MainWindow(None, settings=Settings(f"{home}/s.ini"), autosave_dir=f"{home}/a",

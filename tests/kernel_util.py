@@ -7,7 +7,8 @@ import time
 from collections.abc import Callable
 
 from workbench.api import messages as p
-from workbench.api.client import EngineClient, Notice, State
+from workbench.api.state import Notice, State
+from workbench.client.engine_client import EngineClient
 
 
 def wait_until(predicate: Callable[[], object], timeout: float, what: str = "condition") -> float:
@@ -56,7 +57,7 @@ def send_raw(client: EngineClient, data: dict, buffers: list | tuple = (), rid: 
 
     Goes around ``EngineClient.request``, which only sends what the codec encodes.
     """
-    from workbench.api.client import _Pending
+    from workbench.client.routing import Pending as _Pending
 
     box: list[p.Reply] = []
     done = threading.Event()

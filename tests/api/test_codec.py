@@ -182,6 +182,6 @@ def test_every_api_dataclass_is_a_wire_type():
 
 
 def _client_only() -> type:
-    from workbench.api.client import Notice
+    from workbench.api.state import Notice
 
     return Notice

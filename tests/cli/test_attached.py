@@ -214,7 +214,7 @@ def _cpu_seconds(pid: int) -> float:
 def test_ctrl_c_interrupts_the_attached_kernel_too(tcp_kernel, tmp_path):
     from tests.kernel_util import wait_until
     from workbench.api import messages as m
-    from workbench.api.client import EngineClient
+    from workbench.client.engine_client import EngineClient
 
     loop = tmp_path / "loop.py"
     loop.write_text("while True:\n    pass\n")

@@ -15,8 +15,7 @@ import jax
 import pytest
 
 from workbench.engine.argspec import example_values
-from workbench.engine.catalog import catalog_entries, explain
-from workbench.engine.errors import Explanation, UserCodeError
+from workbench.engine.errors import Explanation, UserCodeError, catalog_entries, explain
 from workbench.engine.source import load_source
 from workbench.engine.transforms import prepare
 
@@ -313,7 +312,7 @@ def test_key_reuse():
 OOM_SCRIPT = r'''
 import json, resource
 import jax.numpy as jnp
-from workbench.engine.catalog import explain
+from workbench.engine.errors import explain
 from workbench.engine.source import load_source
 from workbench.engine.transforms import prepare
 
@@ -615,7 +614,7 @@ def test_own_jit_of_an_outer_function_names_the_argument_it_traced():
 
 
 def test_without_own_jit_the_hint_stays_the_rows():
-    from workbench.engine.catalog import TRACER_BOOL_HINT
+    from workbench.engine.errors import TRACER_BOOL_HINT
 
     ex = trigger(BRANCH_ON_X, "f", "f32[]")
     assert ex.hint == TRACER_BOOL_HINT

@@ -33,7 +33,6 @@ from workbench.api.values import (
     var_refs,
     var_summary,
 )
-from workbench.engine import values as values_module
 from workbench.engine.argspec import example_values
 from workbench.engine.compile_watch import watch_compiles
 from workbench.engine.errors import UsageError
@@ -44,6 +43,7 @@ from workbench.engine.source import load_source
 from workbench.engine.trace import closed_jaxpr, trace_function
 from workbench.engine.transforms import prepare
 from workbench.engine.values import evaluate_values, summarize, variable_array
+from workbench.engine.values import run as values_module
 from workbench.examples import bundled_examples
 
 FILENAME = "/lessons/values.py"

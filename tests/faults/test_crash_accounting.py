@@ -5,9 +5,13 @@ from __future__ import annotations
 import os
 import signal
 
+import pytest
+
 from tests.kernel_util import Recorder, wait_until
 from workbench.api import messages as p
-from workbench.api.client import State
+from workbench.api.state import State
+
+pytestmark = pytest.mark.serial  # times what a kernel does: alone, never beside a worker
 
 GOOD = "def f(x):\n    return x + 1\n"
 ABORT = "import os\nos.abort()\n"

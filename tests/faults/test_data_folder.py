@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.ui.files import _create_temp
-from workbench.ui.settings import Settings
+from workbench.ui.storage.files import _create_temp
+from workbench.ui.storage.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,8 +92,8 @@ KILLED_WRITER = textwrap.dedent(
     from pathlib import Path
     sys.path.insert(0, {root!r})
     from PySide6.QtCore import QCoreApplication
-    from workbench.ui.autosave import Autosave
-    from workbench.ui.files import _create_temp
+    from workbench.ui.storage.autosave import Autosave
+    from workbench.ui.storage.files import _create_temp
 
     app = QCoreApplication([])
     saver = Autosave({folder!r})
@@ -145,7 +145,7 @@ FULL_DISK = textwrap.dedent(
     import resource, signal, sys
     sys.path.insert(0, {root!r})
     from PySide6.QtCore import QCoreApplication
-    from workbench.ui.autosave import Autosave
+    from workbench.ui.storage.autosave import Autosave
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.RLIM_INFINITY))  # no byte fits

@@ -6,9 +6,13 @@ import os
 import signal
 import time
 
+import pytest
+
 from tests.kernel_util import Recorder, wait_until
 from workbench.api import messages as p
-from workbench.api.client import State
+from workbench.api.state import State
+
+pytestmark = pytest.mark.serial  # times what a kernel does: alone, never beside a worker
 
 GOOD = "def f(x):\n    return x + 1\n"
 KERNEL_SOURCE = p.LoadSource(source=GOOD)  # for the ``engine`` fixture (tests/conftest.py)

@@ -10,12 +10,14 @@ import textwrap
 
 import pytest
 
+pytestmark = pytest.mark.serial  # times what a kernel does: alone, never beside a worker
+
 CHILD = textwrap.dedent(
     """
     import sys
     from PySide6.QtWidgets import QApplication
-    from workbench.ui.main_window import MainWindow
-    from workbench.ui.settings import Settings
+    from workbench.ui.window.main_window import MainWindow
+    from workbench.ui.storage.settings import Settings
 
     app = QApplication([])
     settings_path, autosave_dir = sys.argv[1], sys.argv[2]
@@ -71,8 +73,8 @@ def test_text_survives_sigkill_and_the_kernel_follows(qtbot, tmp_path):
     # ipykernel's parent poller ends an orphaned kernel within about a second
     qtbot.waitUntil(lambda: not _alive(kernel_pid), timeout=10000)
 
-    from workbench.ui.main_window import MainWindow
-    from workbench.ui.settings import Settings
+    from workbench.ui.storage.settings import Settings
+    from workbench.ui.window.main_window import MainWindow
 
     window = MainWindow(None, settings=Settings(settings_path), autosave_dir=autosave_dir,
                         ask=False, console=False)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.ui.conftest import in_process_bridge
 from workbench.api import messages as p
-from workbench.ui.engine_bridge import EngineBridge
-from workbench.ui.main_window import PAUSED_FOR_DISK
-from workbench.ui.settings import Settings
+from workbench.ui.control.engine_bridge import EngineBridge
+from workbench.ui.storage.settings import Settings
+from workbench.ui.window.main_window import PAUSED_FOR_DISK
 
 
 def evil_file(folder: Path, name: str = "evil.py") -> tuple[Path, Path]:
@@ -26,7 +27,7 @@ def evil_file(folder: Path, name: str = "evil.py") -> tuple[Path, Path]:
 
 def recording_engine() -> tuple[EngineBridge, list[p.Request]]:
     """A bridge that records every request the window sends through it, from the start."""
-    engine = EngineBridge()
+    engine = in_process_bridge()
     sent: list[p.Request] = []
     engine.sig_request_sent.connect(sent.append)
     return engine, sent

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from workbench.api.limits import MAX_SOURCE_BYTES, source_too_big
-from workbench.ui.files import FileReadError, read_source
+from workbench.ui.storage.files import FileReadError, read_source
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +22,7 @@ READER = textwrap.dedent(
     import resource, sys
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, resource.RLIM_INFINITY))
     sys.path.insert(0, {root!r})
-    from workbench.ui.files import FileReadError, read_source
+    from workbench.ui.storage.files import FileReadError, read_source
     try:
         source = read_source({path!r})
     except FileReadError as exc:

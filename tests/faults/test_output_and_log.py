@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.kernel_util import wait_until
 from workbench.api import messages as p
-from workbench.api.client import LOG_KEEP, LOG_LIMIT
+from workbench.client.launch import LOG_KEEP, LOG_LIMIT
 
 GOOD = "def f(x):\n    return x * 2\n"
 KERNEL_SOURCE = p.LoadSource(source=GOOD)  # for the ``engine`` fixture (tests/conftest.py)

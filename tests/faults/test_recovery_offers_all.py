@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from workbench.ui.autosave import Autosave
-from workbench.ui.recovery import RecoveryDialog, first_line
+from workbench.ui.storage.autosave import Autosave
+from workbench.ui.storage.recovery import RecoveryDialog, first_line
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +22,7 @@ CRASHING_WINDOW = textwrap.dedent(
     import os, signal, sys
     sys.path.insert(0, {root!r})
     from PySide6.QtCore import QCoreApplication
-    from workbench.ui.autosave import Autosave
+    from workbench.ui.storage.autosave import Autosave
 
     app = QCoreApplication([])
     saver = Autosave({folder!r})

@@ -6,11 +6,11 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Qt
 
-from tests.plots.graph_trees import chain, failing_values, small_tree, small_values, traced
+from tests.graph.graph_trees import chain, failing_values, small_tree, small_values, traced
 from workbench.api.jaxpr import JaxprNode
 from workbench.api.values import VarRef
-from workbench.plots.graph_layout import ChunkId, IoId
-from workbench.plots.graph_style import FAMILIES, graph_colours
+from workbench.graph.model import ChunkId, IoId
+from workbench.graph.style import FAMILIES, graph_colours
 from workbench.plots.graph_view import JaxprGraphView
 
 

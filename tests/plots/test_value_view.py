@@ -7,6 +7,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from workbench.api.values import HIST_BINS, ArrayValue, CarryTrace, ValueSummary, VarRef
+from workbench.graph.value_text import ordinal, stride_note
 from workbench.plots.export import qimage_to_array, render_image, settle
 from workbench.plots.presentation import BASE_FONT_PT, axis_font_size, scheme_colours
 from workbench.plots.value_view import (
@@ -14,8 +15,6 @@ from workbench.plots.value_view import (
     NEG_INF_RGBA,
     POS_INF_RGBA,
     ValueView,
-    ordinal,
-    stride_note,
 )
 
 TITLE = "c:f32[3,4] = mul a b  (line 5)"

@@ -12,7 +12,7 @@ import signal
 from tests.attach_util import DEAF_JIT_LOOP, start_tcp_kernel
 from workbench.api import messages as p
 from workbench.api.messages import Output
-from workbench.ui.engine_bridge import EngineBridge
+from workbench.ui.control.engine_bridge import EngineBridge
 
 SELU = """\
 def selu(x, alpha=1.67, lmbda=1.05):

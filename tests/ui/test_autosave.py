@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QTextCursor, QTextDocument
 
-from workbench.ui.autosave import Autosave, pid_alive
+from workbench.ui.storage.autosave import Autosave, pid_alive
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -95,7 +95,7 @@ CHILD = """
 import sys
 sys.path.insert(0, {root!r})
 from PySide6.QtCore import QCoreApplication, QTimer
-from workbench.ui.autosave import Autosave
+from workbench.ui.storage.autosave import Autosave
 
 app = QCoreApplication([])
 saver = Autosave({folder!r})

@@ -4,7 +4,7 @@ arrive in (a presenter paging through lesson steps faster than they load)."""
 from __future__ import annotations
 
 from workbench.api.functions import FunctionInfo
-from workbench.ui.call_controls import CallControls
+from workbench.ui.editor.call_controls import CallControls
 
 
 def _info(name: str) -> FunctionInfo:

@@ -163,7 +163,7 @@ def test_stop_shows_its_shortcut(make_window):
 
 
 def test_every_control_of_the_window_has_a_tooltip(qtbot, make_window):
-    from workbench.ui.tooltips import check_tooltips
+    from workbench.ui.window.tooltips import check_tooltips
 
     window = make_window(console=True)
     window.build_panels()

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from workbench.ui.coalescer import Coalescer
+from workbench.ui.control.coalescer import Coalescer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,7 +75,7 @@ def test_forget_and_reset():
 
 
 def test_coalescer_imports_no_qt():
-    code = ("import sys, workbench.ui.coalescer\n"
+    code = ("import sys, workbench.ui.control.coalescer\n"
             "qt = {'PySide6', 'shiboken6', 'pyqtgraph'}\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in qt))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

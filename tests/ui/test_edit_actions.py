@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
 
-from workbench.ui.edit_actions import EditActions, build_edit_menu, shortcut_text
-from workbench.ui.editor import CodeEditor
+from workbench.ui.editor.edit_actions import EditActions, build_edit_menu, shortcut_text
+from workbench.ui.editor.editor import CodeEditor
 
 Key = QKeySequence.StandardKey
 CTRL = Qt.KeyboardModifier.ControlModifier

@@ -9,9 +9,9 @@ from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QHelpEvent, QPalette, QTextCharFormat
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from workbench.ui.editor import CodeEditor
-from workbench.ui.highlighter import lex_line
-from workbench.ui.theme import PresentationZoom, dark_palette
+from workbench.ui.editor.editor import CodeEditor
+from workbench.ui.editor.highlighter import lex_line
+from workbench.ui.style.theme import PresentationZoom, dark_palette
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import shiboken6
 
-from workbench.ui.engine_bridge import EngineBridge
+from workbench.ui.control.engine_bridge import EngineBridge
 
 
 def test_a_late_reply_to_a_deleted_bridge_is_dropped_not_raised(qapp):

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from workbench.api.limits import MAX_SOURCE_BYTES
-from workbench.ui.files import (
+from workbench.ui.storage.files import (
     FileReadError,
     RecentFiles,
     atomic_write_bytes,
@@ -79,7 +79,7 @@ def test_write_cut_short_by_the_disk_never_leaves_a_partial_file(tmp_path):
         f"""
         import resource, signal, sys
         sys.path.insert(0, {str(ROOT)!r})
-        from workbench.ui.files import atomic_write_bytes
+        from workbench.ui.storage.files import atomic_write_bytes
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
         try:

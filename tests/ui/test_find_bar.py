@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from workbench.ui.editor import CodeEditor
-from workbench.ui.find_bar import FindBar, GoToLineBar
+from workbench.ui.editor.editor import CodeEditor
+from workbench.ui.editor.find_bar import FindBar, GoToLineBar
 
 SOURCE = "alpha = 1\nbeta = alpha + 2\nAlpha = alpha * beta\nprint(beta)\n"
 SHIFT = Qt.KeyboardModifier.ShiftModifier

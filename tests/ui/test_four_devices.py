@@ -11,9 +11,9 @@ import pytest
 from tests.four_devices import NAMES, four_device_env
 from workbench.api import messages as p
 from workbench.api.devices import DeviceReport
-from workbench.ui.kmeans_panel import KMeansPanel
-from workbench.ui.session import Call
-from workbench.ui.timing_panel import TimingPanel
+from workbench.ui.control.session import Call
+from workbench.ui.panels.kmeans_panel import KMeansPanel
+from workbench.ui.panels.timing_panel import TimingPanel
 
 SOURCE = """\
 def selu(x, alpha=1.67, lmbda=1.05):
@@ -34,9 +34,9 @@ def devices(bridge, session):
     return report
 
 
-def test_the_timing_panel_offers_and_measures_every_device(qtbot, session, devices):
+def test_the_timing_panel_offers_and_measures_every_device(qtbot, session, requests, devices):
     session.set_call(Call("selu", "f32[1000]"))
-    panel = TimingPanel(session)
+    panel = TimingPanel(session, requests)
     panel.set_config(TINY)
     qtbot.addWidget(panel)
     panel.show()
@@ -67,8 +67,8 @@ def run_and_wait(qtbot, panel):
     return blocker.args[0]
 
 
-def test_kmeans_all_devices_is_the_one_device_run(qtbot, session, devices):
-    panel = KMeansPanel(session)
+def test_kmeans_all_devices_is_the_one_device_run(qtbot, session, requests, devices):
+    panel = KMeansPanel(session, requests)
     qtbot.addWidget(panel)
     panel.show()
     assert panel.all_devices.text() == "all devices (4)"
@@ -88,7 +88,7 @@ def test_kmeans_all_devices_is_the_one_device_run(qtbot, session, devices):
 
 
 def test_the_window_lists_the_four_devices_in_its_panels(qtbot, make_window):
-    from workbench.ui.engine_bridge import EngineBridge
+    from workbench.ui.control.engine_bridge import EngineBridge
 
     window = make_window(engine=EngineBridge(env=four_device_env()))
     qtbot.waitUntil(lambda: window.timing_panel is not None and window.session.devices

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from workbench.api.jaxpr import Eqn, JaxprNode, Var
-from workbench.ui.jaxpr_model import COL_LINE, NO_LINE, JaxprTreeModel, LineRole
+from workbench.ui.panels.jaxpr_model import COL_LINE, NO_LINE, JaxprTreeModel, LineRole
 
 
 def _tree() -> JaxprNode:

@@ -10,12 +10,12 @@ from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget
 from tests.engine.kmeans_stepper import KMeansStepper
 from workbench.engine.kmeans import init_centroids, run_kmeans, tutorial_points
 from workbench.engine.kmeans.run import MAX_ITER_LIMIT
-from workbench.ui.kmeans_panel import MAX_ITER, TUTORIAL_POINTS, KMeansPanel
+from workbench.ui.panels.kmeans_panel import MAX_ITER, TUTORIAL_POINTS, KMeansPanel
 
 
 @pytest.fixture
-def panel(qtbot, session):
-    panel = KMeansPanel(session)
+def panel(qtbot, session, requests):
+    panel = KMeansPanel(session, requests)
     qtbot.addWidget(panel)
     panel.resize(1000, 700)
     panel.show()

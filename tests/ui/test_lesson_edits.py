@@ -3,7 +3,7 @@ damaged file is no edits rather than an error."""
 
 from __future__ import annotations
 
-from workbench.ui.lesson_edits import LessonEdits
+from workbench.ui.lesson.lesson_edits import LessonEdits
 
 
 def test_edits_are_written_after_a_pause_and_removed_when_none_is_left(qtbot, tmp_path):

@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from workbench.lessons.formats import percent_from_text
-from workbench.ui.lesson_panel import EDITED_MARK, LessonPanel, markdown_for_qt, maths_text
-from workbench.ui.presentation import base_font
+from workbench.ui.lesson.lesson_panel import EDITED_MARK, LessonPanel, markdown_for_qt, maths_text
+from workbench.ui.style.presentation import base_font
 
 LESSON = """\
 # %% [markdown]

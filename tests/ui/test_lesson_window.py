@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from workbench.api import messages as p
 from workbench.lessons import bundled, read_lesson
-from workbench.ui.lesson_controller import GONE, NOT_RUN
-from workbench.ui.lesson_panel import EDITED_MARK
+from workbench.ui.lesson.lesson_controller import GONE, NOT_RUN
+from workbench.ui.lesson.lesson_panel import EDITED_MARK
 
 ENGINE_S = 60000
 
@@ -427,8 +427,9 @@ def _answering(asked: list[str], button: QMessageBox.StandardButton) -> QTimer:
 @pytest.fixture
 def asking_window(qtbot, tmp_path):
     """Windows that ask (ask=True), on one settings file."""
-    from workbench.ui.main_window import MainWindow
-    from workbench.ui.settings import Settings
+    from tests.ui.conftest import in_process_bridge
+    from workbench.ui.storage.settings import Settings
+    from workbench.ui.window.main_window import MainWindow
 
     windows = []
     blank = tmp_path / "blank.py"
@@ -436,7 +437,9 @@ def asking_window(qtbot, tmp_path):
 
     def make():
         window = MainWindow(blank, settings=Settings(tmp_path / "settings.ini"),
-                            autosave_dir=tmp_path / "autosave", ask=True, console=False)
+                            autosave_dir=tmp_path / "autosave", ask=True, console=False,
+                            engine=in_process_bridge())
+        window.engine.setParent(window)  # deleted with it, as the window's own bridge is
         window.show()  # not qtbot.addWidget: its teardown would close it before ours, asking
         windows.append(window)
         return window
@@ -495,7 +498,7 @@ def _writing_notebook(tmp_path):
 def _engine_barrier(qtbot, window):
     """A request the kernel answers after everything sent before it has run."""
     answered: list[object] = []
-    window.session.engine.request(p.Devices(), answered.append)
+    window.engine.request(p.Devices(), answered.append)
     qtbot.waitUntil(lambda: bool(answered), timeout=ENGINE_S)
 
 
@@ -504,7 +507,7 @@ def test_untrusted_notebook_runs_nothing_before_yes(qtbot, asking_window, tmp_pa
     window = asking_window()
     wait_engine(qtbot, window)
     sent: list[object] = []
-    window.session.engine.sig_request_sent.connect(sent.append)
+    window.engine.sig_request_sent.connect(sent.append)
     assert window.open_lesson(path)
     while_asked: list[tuple[bool, bool, list[object]]] = []
     asked: list[str] = []

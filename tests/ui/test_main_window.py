@@ -9,7 +9,7 @@ import time
 import pytest
 from PySide6.QtCore import QElapsedTimer, QTimer
 
-from workbench.ui.jaxpr_model import COL_EQUATION, LineRole
+from workbench.ui.panels.jaxpr_model import COL_EQUATION, LineRole
 
 SELU = """\
 def selu(x, alpha=1.67, lmbda=1.05):
@@ -118,6 +118,8 @@ def _longest_stall_while(qtbot, condition, timeout_ms):
     return gaps[0]
 
 
+@pytest.mark.kernel
+@pytest.mark.serial  # it times the Stop
 def test_stop_an_endless_loop_without_freezing(qtbot, make_window):
     window = make_window()
     window.live_box.setChecked(False)
@@ -134,6 +136,8 @@ def test_stop_an_endless_loop_without_freezing(qtbot, make_window):
     assert window.status.property("engineState") == "idle"
 
 
+@pytest.mark.kernel
+@pytest.mark.serial
 def test_a_kernel_crash_is_reported_and_recovered(qtbot, make_window):
     window = make_window()
     window.new_file()
@@ -207,11 +211,11 @@ def test_filter_and_hlo_on_demand(qtbot, make_window):
 
 
 def test_a_heartbeat_flag_goes_to_the_status_line_not_the_notice_bar(make_window):
-    from workbench.api.client import Notice
+    from workbench.api.state import Notice
 
     window = make_window()
-    window._on_engine_notice(Notice("unresponsive", "the engine is not responding"))
+    window.engine_events.on_notice(Notice("unresponsive", "the engine is not responding"))
     assert window.statusBar().currentMessage() == "the engine is not responding"
     assert window.notice_bar.isHidden()
-    window._on_engine_notice(Notice("responding", "the engine is responding again"))
+    window.engine_events.on_notice(Notice("responding", "the engine is responding again"))
     assert window.notice_bar.isHidden()

@@ -10,8 +10,8 @@ from PySide6 import QtCore
 
 from workbench.api import messages as p
 from workbench.plots.presentation import axis_font_size
-from workbench.ui.plot_panel import FunctionPlotPanel, default_slider_range, parse_point
-from workbench.ui.session import Call
+from workbench.ui.control.session import Call
+from workbench.ui.panels.plot_panel import FunctionPlotPanel, default_slider_range, parse_point
 
 SOURCE = """\
 def selu(x, alpha=1.67, lmbda=1.05):
@@ -40,9 +40,9 @@ KERNEL_SOURCE = p.LoadSource(source=SOURCE, filename="plots.py")  # for ``bridge
 
 
 @pytest.fixture
-def panel(qtbot, session):
+def panel(qtbot, session, requests):
     session.set_call(Call("selu"))
-    panel = FunctionPlotPanel(session)
+    panel = FunctionPlotPanel(session, requests)
     qtbot.addWidget(panel)
     panel.resize(1000, 700)
     panel.show()
@@ -202,7 +202,7 @@ def test_cursor_requests_coalesce_and_the_latest_x_wins(qtbot, panel):
     panel.add_function("sigmoid")
     qtbot.waitUntil(lambda: panel.last_curves("sigmoid") is not None, timeout=WAIT_MS)
     sent = []
-    panel.engine.sig_request_sent.connect(
+    panel.requests.engine.sig_request_sent.connect(
         lambda r: sent.append(r) if isinstance(r, p.CurvesAt) else None)
     xs = np.linspace(-2.0, 1.0, 25)  # a fast mouse: no reply can land in between
     last = point_shown(qtbot, panel, lambda: [panel.plot.set_cursor(x) for x in xs],

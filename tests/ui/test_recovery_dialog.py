@@ -10,10 +10,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from workbench.ui.autosave import RecoveredBuffer
-from workbench.ui.presentation import AppFontZoom
-from workbench.ui.recovery import COLUMNS, RecoveryDialog, first_line
-from workbench.ui.theme import PresentationZoom
+from workbench.ui.storage.autosave import RecoveredBuffer
+from workbench.ui.storage.recovery import COLUMNS, RecoveryDialog, first_line
+from workbench.ui.style.presentation import AppFontZoom
+from workbench.ui.style.theme import PresentationZoom
 
 NOW = time.time()
 ITEMS = [

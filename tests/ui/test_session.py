@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from workbench.api import messages as p
-from workbench.ui.session import Call
+from workbench.ui.control.session import Call
 
 SELU = """\
 def selu(x, alpha=1.67, lmbda=1.05):

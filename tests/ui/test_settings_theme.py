@@ -7,8 +7,8 @@ from PySide6.QtCore import QByteArray
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
-from workbench.ui.settings import Settings
-from workbench.ui.theme import (
+from workbench.ui.storage.settings import Settings
+from workbench.ui.style.theme import (
     DARK,
     LIGHT,
     PresentationZoom,

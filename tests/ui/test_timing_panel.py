@@ -15,8 +15,8 @@ from workbench.api import messages as p
 from workbench.api.devices import DeviceReport
 from workbench.api.timing_report import ROW_FIELDS, report_json, table_rows
 from workbench.plots.export import settle
-from workbench.ui.session import Call
-from workbench.ui.timing_panel import COLUMN, TABLE_MIN_ROWS, TimingPanel
+from workbench.ui.control.session import Call
+from workbench.ui.panels.timing_panel import COLUMN, TABLE_MIN_ROWS, TimingPanel
 
 SOURCE = """\
 def selu(x, alpha=1.67, lmbda=1.05):
@@ -31,9 +31,9 @@ KERNEL_SOURCE = p.LoadSource(source=SOURCE, filename="timing.py")  # for ``bridg
 
 
 @pytest.fixture
-def panel(qtbot, session):
+def panel(qtbot, session, requests):
     session.set_call(Call("selu", "f32[1000]"))
-    panel = TimingPanel(session)
+    panel = TimingPanel(session, requests)
     panel.set_config(TINY)
     qtbot.addWidget(panel)
     panel.resize(1000, 700)
@@ -235,7 +235,7 @@ def test_cancel_stops_the_engine_and_keeps_partial_points(qtbot, panel, bridge):
 
 def test_panel_modules_do_not_import_jax():
     code = ("import sys\n"
-            "import workbench.ui.plot_panel, workbench.ui.timing_panel\n"
+            "import workbench.ui.panels.plot_panel, workbench.ui.panels.timing_panel\n"
             "print(sorted(m for m in sys.modules if m == 'jax' or m.startswith('jax.')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={"QT_QPA_PLATFORM": "offscreen", "PATH": ""})

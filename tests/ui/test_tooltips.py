@@ -17,12 +17,12 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.api.choices import TRANSFORMS
-from workbench.ui.call_controls import CallControls
-from workbench.ui.edit_actions import build_edit_menu
-from workbench.ui.editor import CodeEditor
-from workbench.ui.find_bar import FindBar, GoToLineBar
-from workbench.ui.jaxpr_panel import JaxprPanel
-from workbench.ui.tooltips import check_tooltips, has_own_tooltip
+from workbench.ui.editor.call_controls import CallControls
+from workbench.ui.editor.edit_actions import build_edit_menu
+from workbench.ui.editor.editor import CodeEditor
+from workbench.ui.editor.find_bar import FindBar, GoToLineBar
+from workbench.ui.panels.jaxpr_panel import JaxprPanel
+from workbench.ui.window.tooltips import check_tooltips, has_own_tooltip
 
 
 def test_the_checker_names_each_control_without_a_tooltip(qtbot):

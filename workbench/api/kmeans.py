@@ -9,6 +9,9 @@ if TYPE_CHECKING:  # numpy loads with the codec, after the window's first frame
     import numpy as np
 
 
+TUTORIAL_K = 4
+"""The tutorial notebook's num_clusters: K for its points when none is given."""
+
 @dataclass(frozen=True)
 class KMeansRun:
     """Every frame of one Lloyd run of I iterations: I+1 frames (centroids[i], labels[i]).

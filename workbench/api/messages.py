@@ -309,6 +309,8 @@ class EngineFailure(Reply):
 
     message: str
     fault: str = ""
+    crashed: bool = False
+    """The engine died, or was restarted, under the request: the crash notice reports it."""
 
 
 Failure = UserCodeFailure | UsageFailure | Cancelled | EngineFailure

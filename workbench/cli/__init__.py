@@ -122,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def open_gui(args: argparse.Namespace) -> int:
-    from workbench.ui.app import run_app
+    from workbench.ui.window.app import run_app
 
     return int(run_app(args) or 0)
 

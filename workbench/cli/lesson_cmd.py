@@ -13,10 +13,9 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from workbench.api import messages as m
-from workbench.api.choices import Mode
 from workbench.api.curves import Curves
 from workbench.api.errors import Explanation
 from workbench.api.jaxpr import TraceResult
@@ -30,7 +29,6 @@ from workbench.engine.errors import UsageError, UserCodeError, WorkbenchError
 from workbench.lessons import (
     CallDirective,
     Directive,
-    KMeansDirective,
     Lesson,
     LessonError,
     PlotDirective,
@@ -39,6 +37,14 @@ from workbench.lessons import (
     read_lesson,
 )
 from workbench.lessons.directives import DIRECTIVE_LINE, EXPECT_ERROR
+from workbench.lessons.plan import (
+    curve_requests,
+    judge,
+    kmeans_request,
+    time_request,
+    trace_request,
+    values_request,
+)
 
 # Enough to prove a timing step runs, not to measure it: the check is about the lesson.
 CHECK_TIMING = TimingConfig(min_batch_s=0.001, repeats=2, max_measure_s=0.5, dispatch_samples=3)
@@ -240,23 +246,21 @@ def _check_step(engine: Engine, lesson: Lesson, step: Step, output: UserOutput) 
         return report("failed", ran, _problem_error(step.problem))
     if outcome.usage is not None:
         return report("failed", _short(outcome, filename), _usage_error(outcome.usage))
-    expect = step.expect_error
+    judged = judge(step.expect_error, outcome.error.kind if outcome.error else None)
     if outcome.error is None:
-        if expect is None:
+        if judged.verdict == "ok":
             return report("ok", outcome.summary, None)
-        wanted = f"an error of kind {expect}" if expect else "an error"
-        return report("failed", f"expected {wanted}, but the step ran",
-                      {"kind": "no-error", "title": f"expected {wanted}, but the step ran",
+        return report("failed", f"expected {judged.wanted}, but the step ran",
+                      {"kind": "no-error", "title": f"expected {judged.wanted}, but the step ran",
                        "file": None, "line": None, "message": "",
                        "hint": "the step must fail to show its sharp bit: check its code, or "
                                "remove its expect-error tag"})
     error = _error_dict(outcome.error, filename)
-    if expect is None:
+    if judged.verdict == "failed":
         return report("failed", _short(outcome, filename), error)
-    if expect in ("", outcome.error.kind):
+    if judged.verdict == "expected-error":
         return report("expected-error", f"failed as expected: {_short(outcome, filename)}", error)
-    return report("failed", f"expected an error of kind {expect}, got "
-                  f"{_short(outcome, filename)}", error)
+    return report("failed", f"expected {judged.wanted}, got {_short(outcome, filename)}", error)
 
 
 def _run_step(engine: Engine, lesson: Lesson, step: Step, output: UserOutput) -> _Outcome:
@@ -280,43 +284,20 @@ def _run_step(engine: Engine, lesson: Lesson, step: Step, output: UserOutput) ->
 
 def _directive(engine: Engine, d: Directive, output: UserOutput) -> _Outcome:
     if isinstance(d, CallDirective) and d.verb == "trace":
-        traced = engine.call(m.Trace(name=d.function, args=d.args,
-                                     transforms=cast(Any, d.transforms)),
-                             TraceResult, output=output)
+        traced = engine.call(trace_request(d), TraceResult, output=output)
         return _Outcome(f"jaxpr: {_count(traced.stats.eqns, 'equation')}")
     if isinstance(d, CallDirective):
-        values = engine.call(m.Values(name=d.function, args=d.args,
-                                      transforms=cast(Any, d.transforms)),
-                             ValuesResult, output=output)
+        values = engine.call(values_request(d), ValuesResult, output=output)
         if values.error is not None:
             return _Outcome(error=values.error)
         return _Outcome(_values_summary(values))
     if isinstance(d, PlotDirective):
-        params = dict(d.params) or None
-        curves = [engine.call(m.SampleCurves(name=name, order=d.order, lo=d.lo, hi=d.hi,
-                                             points=d.points, params=params if i == 0 else None,
-                                             wrt=d.wrt if i == 0 else None),
-                              Curves, output=output)
-                  for i, name in enumerate((d.function, *d.overlays))]
+        curves = [engine.call(r, Curves, output=output) for r in curve_requests(d)]
         return _Outcome(_plot_summary(curves))
     if isinstance(d, TimeDirective):
-        report = engine.call(
-            m.Time(name=d.function, args=d.args, devices=d.devices,
-                   modes=cast(tuple[Mode, ...], d.modes), baseline=d.baseline, sweep=d.sweep,
-                   config=CHECK_TIMING),
-            TimingReport, output=output)
+        report = engine.call(time_request(d, CHECK_TIMING), TimingReport, output=output)
         return _Outcome(_time_summary(report))
-    return _Outcome(_kmeans_summary(engine.call(_kmeans_request(d), KMeansDemo, output=output)))
-
-
-def _kmeans_request(d: KMeansDirective) -> m.KMeans:
-    """The window's k-means demo request for the directive (tutorial: K defaults to 4)."""
-    from workbench.engine.kmeans import TUTORIAL_K
-
-    blobs = d.dataset == "blobs"
-    return m.KMeans(dataset=d.dataset, n=d.n if blobs else m.KMeans.n,
-                    k=d.k if d.k is not None else TUTORIAL_K, spread=d.spread, seed=d.seed,
-                    init=cast(Any, d.init), max_iter=d.max_iter, tol=d.tol, devices=d.devices)
+    return _Outcome(_kmeans_summary(engine.call(kmeans_request(d), KMeansDemo, output=output)))
 
 
 # ---------------------------------------------------------------------------- summaries

@@ -21,7 +21,7 @@ from workbench.cli.common import UserOutput
 from workbench.engine.errors import UsageError, UserCodeError, WorkbenchError
 
 if TYPE_CHECKING:
-    from workbench.api.client import EngineClient
+    from workbench.client.engine_client import EngineClient
 
 V = TypeVar("V")
 ProgressHandler = Callable[[p.Progress], None]
@@ -134,7 +134,7 @@ class AttachedEngine(Engine):
     """The kernel of a connection file, through the window's own client."""
 
     def __init__(self, connection_file: str, ssh: str | None = None):
-        from workbench.api.client import EngineClient
+        from workbench.client.engine_client import EngineClient
 
         self._background: queue.SimpleQueue[p.Output] = queue.SimpleQueue()
         self.client: EngineClient = EngineClient(connection_file, ssh=ssh,

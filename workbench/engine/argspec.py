@@ -21,27 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from workbench.engine.dtypes import DTYPES
 from workbench.engine.errors import UsageError
-
-# Short names, as jaxprs print them, to NumPy/JAX dtype names.
-DTYPES: dict[str, str] = {
-    "bool": "bool",
-    "i8": "int8",
-    "i16": "int16",
-    "i32": "int32",
-    "i64": "int64",
-    "u8": "uint8",
-    "u16": "uint16",
-    "u32": "uint32",
-    "u64": "uint64",
-    "f16": "float16",
-    "bf16": "bfloat16",
-    "f32": "float32",
-    "f64": "float64",
-    "c64": "complex64",
-    "c128": "complex128",
-}
-
 
 # Bounds on what a spec may say; each is far past any real use and far below the limit
 # that would otherwise fail with an internal error (or abort the engine process).

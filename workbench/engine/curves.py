@@ -28,8 +28,7 @@ from workbench.api.curves import (
     order_name,
 )
 from workbench.engine.argspec import DTYPES
-from workbench.engine.catalog import explain
-from workbench.engine.errors import Explanation, UsageError, UserCodeError
+from workbench.engine.errors import Explanation, UsageError, UserCodeError, explain
 from workbench.engine.source import LoadedSource
 
 MAX_ORDER = 4

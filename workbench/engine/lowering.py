@@ -14,7 +14,7 @@ from typing import Any
 from workbench.api.choices import HLO_KINDS
 from workbench.api.lowering import CostEstimate, LoweringResult, MemoryStats
 from workbench.engine.argspec import Spec
-from workbench.engine.errors import UsageError, UserCodeError
+from workbench.engine.errors import UsageError, UserCodeError, explain
 from workbench.engine.source import LoadedSource
 from workbench.engine.trace import prepare_cached
 
@@ -40,8 +40,6 @@ def lower_function(
     try:
         lowered = jax.jit(prepared.fn).trace(*values).lower()
     except Exception as exc:
-        from workbench.engine.catalog import explain
-
         raise UserCodeError(explain(exc, loaded.filename, function=prepared.fn)) from exc
     stablehlo = lowered.as_text()
     if hlo != "compiled" and not cost:
@@ -50,8 +48,6 @@ def lower_function(
     try:
         compiled = lowered.compile()
     except Exception as exc:
-        from workbench.engine.catalog import explain
-
         raise UserCodeError(explain(exc, loaded.filename, function=prepared.fn)) from exc
     estimate = None
     if cost:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.api import messages as p
-from workbench.engine.errors import UsageError, UserCodeError
+from workbench.engine.errors import UsageError, UserCodeError, explain
 from workbench.engine.printed import capture_printed
 from workbench.engine.source import DEFAULT_FILENAME, LoadedSource, load_source
 
@@ -98,8 +98,6 @@ class Service:
         filename = self.loaded.filename if self.loaded else DEFAULT_FILENAME
         ours = bool(frames) and frames[-1].filename.startswith(_PACKAGE_DIR + os.sep)
         if not ours:
-            from workbench.engine.catalog import explain
-
             return p.UserCodeFailure(rid, explain(exc, filename))
         text = "".join(traceback.format_exception(exc))
         return p.EngineFailure(rid, f"internal error: {type(exc).__name__}: {exc}", text)

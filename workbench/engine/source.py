@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.api.functions import FunctionInfo, ParamInfo, SyntaxProblem
-from workbench.engine.errors import Explanation, UsageError, UserCodeError
+from workbench.engine.errors import (
+    Explanation,
+    UsageError,
+    UserCodeError,
+    explain,
+    syntax_specifics,
+)
 from workbench.engine.source_info import def_line
 
 DEFAULT_FILENAME = "editor.py"
@@ -108,8 +114,6 @@ def load_source(
     """
     problem = check_syntax(source, filename)
     if problem is not None:
-        from workbench.engine.catalog import syntax_specifics
-
         raise UserCodeError(
             Explanation(
                 kind="syntax",
@@ -136,8 +140,6 @@ def load_source(
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - sys.exit() in the editor is the code's error
-        from workbench.engine.catalog import explain
-
         raise UserCodeError(explain(exc, filename)) from exc
     return LoadedSource(source, filename, ns, list_functions(ns, filename))
 

@@ -44,10 +44,9 @@ from workbench.engine.argspec import (
     placeholders,
     substitute,
 )
-from workbench.engine.catalog import explain
 from workbench.engine.compile_watch import explain_cache_misses, watch_compiles
 from workbench.engine.devices import device_name, select_devices
-from workbench.engine.errors import UsageError, UserCodeError
+from workbench.engine.errors import UsageError, UserCodeError, explain
 from workbench.engine.source import LoadedSource
 from workbench.engine.transforms import bind_static, check_call_arity
 

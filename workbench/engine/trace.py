@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from workbench.api.jaxpr import TraceResult
 from workbench.engine.argspec import Spec, abstract_values, format_args, parse_args
-from workbench.engine.errors import UserCodeError
+from workbench.engine.errors import UserCodeError, explain
 from workbench.engine.jax_internals import rule_frames
 from workbench.engine.jaxpr_tree import (
     JaxprDescription,
@@ -99,8 +99,6 @@ def _make_jaxpr(loaded: LoadedSource, entry: _Entry) -> Any:
         with rule_frames(loaded.filename):
             return jax.make_jaxpr(entry.prepared.fn)(*entry.values)
     except Exception as exc:
-        from workbench.engine.catalog import explain
-
         raise UserCodeError(explain(exc, loaded.filename, function=entry.prepared.fn)) from exc
 
 

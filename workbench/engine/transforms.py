@@ -17,6 +17,7 @@ from workbench.engine.argspec import (
 )
 from workbench.engine.errors import UsageError
 from workbench.engine.source import LoadedSource
+from workbench.engine.static_binding import bind_literals
 
 Transform = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -77,16 +78,7 @@ def bind_static(
     dynamic = tuple(s for s in specs if not isinstance(s, LiteralSpec))
     if not statics:
         return fn, dynamic, statics
-    total = len(specs)
-
-    def bound(*dyn: Any) -> Any:
-        it = iter(dyn)
-        full = [statics[i] if i in statics else next(it) for i in range(total)]
-        return fn(*full)
-
-    bound.__name__ = getattr(fn, "__name__", "f")
-    bound.__wrapped__ = fn  # type: ignore[attr-defined]  # JAX names and locates the user function
-    return bound, dynamic, statics
+    return bind_literals(fn, statics, len(specs)), dynamic, statics
 
 
 def check_call_arity(fn: Callable[..., Any], specs: Sequence[Spec], name: str) -> None:

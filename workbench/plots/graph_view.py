@@ -1,183 +1,53 @@
 """The jaxpr as a dataflow graph you can pan, zoom, click, step through and read values on.
 
 One ``QGraphicsView`` with no items: it paints the laid-out graph
-(``graph_layout.DisplayGraph``) itself in ``drawBackground``, culled to the
-exposed rectangle with numpy and batched by style, so a frame costs a handful
-of Python calls however many nodes there are, and text (the costly part) is
-drawn only when it is big enough to read. Hit tests for clicks and tooltips are
-numpy too. Panning is a drag, zoom the wheel (around the cursor), fit F, a
-double-click on the background or the Fit button.
+(``graph.model.DisplayGraph``, built by ``graph.build``) itself in
+``drawBackground`` through a ``graph_paint.GraphPainter``, culled to the exposed
+rectangle with numpy, so a frame costs a handful of Python calls however many
+nodes there are. Hit tests for clicks and tooltips are numpy too
+(``graph.geometry``); what each node is marked as and the tooltips' words come
+from ``graph.marks`` and ``graph.tooltips``. Panning is a drag, zoom the wheel
+(around the cursor), fit F, a double-click on the background or the Fit button.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Qt, Signal
 
 from workbench.api.jaxpr import JaxprNode
-from workbench.api.values import (
-    NodeValues,
-    Path,
-    ValuesResult,
-    ValueSummary,
-    VarRef,
-    eqn_values_at,
-    fmt_number,
-    node_at,
-    summary_of,
+from workbench.api.values import Path, ValuesResult, ValueSummary, VarRef
+from workbench.graph import marks as mk
+from workbench.graph.build import build_graph
+from workbench.graph.geometry import (
+    GraphArrays,
+    edge_hit,
+    graph_arrays,
+    node_hit,
+    sparkline_shape,
 )
-from workbench.plots.graph_layout import (
-    ChunkId,
+from workbench.graph.model import (
     DisplayGraph,
-    GraphNode,
     GroupId,
-    IoId,
     LayoutOptions,
     NodeId,
-    PortId,
-    build_graph,
     evaluation_order,
     groups_containing,
 )
-from workbench.plots.graph_style import FAMILIES, FAMILY_COLOURS, GraphColours, graph_colours
+from workbench.graph.style import FAMILIES, FAMILY_COLOURS, STYLE_KEYS, GraphColours, graph_colours
+from workbench.graph.tooltips import edge_tooltip, node_tooltip
+from workbench.plots.graph_canvas import GraphCanvas
+from workbench.plots.graph_paint import TEXT_MIN_PX, VALUES_ROW, Frame, GraphPainter
 from workbench.plots.presentation import BASE_FONT_PT
 
 MAX_FIT_SCALE = 1.5
 MIN_SCALE = 0.01
 MAX_SCALE = 8.0
-TEXT_MIN_PX = 5.5  # below this font height on screen, text is skipped
 EDGE_HIT_PX = 5.0
-VALUES_ROW = 22.0  # extra node height for the sparkline, at scale 1
-_STYLE_KEYS = (*FAMILIES, "io")
-_NORMAL, _DIM, _ERROR = 0, 1, 2
-
-
-def summary_text(name: str, type_text: str, s: ValueSummary | None, ran: bool | None) -> str:
-    """The tooltip of a variable: name and type, then its range, moments and bad values."""
-    head = f"{name}: {s.type_text if s is not None else type_text}"
-    if s is None:
-        if ran is None:
-            return head
-        return head + ("\nno value recorded" if ran else "\nnot computed: this did not run")
-    lines = [head]
-    if s.min is None:
-        lines.append("no finite values" if s.size else "empty")
-    else:
-        lines.append(f"min {fmt_number(s.min)}  max {fmt_number(s.max)}")
-        lines.append(f"mean {fmt_number(s.mean)}  std {fmt_number(s.std)}")
-    lines.append(f"NaN {s.nan:,}  Inf {s.inf:,}")
-    return "\n".join(lines)
-
-
-class GraphCanvas(QtWidgets.QGraphicsView):
-    """The drawing surface; ``JaxprGraphView`` owns the state and hands it over."""
-
-    def __init__(self, owner: JaxprGraphView) -> None:
-        super().__init__(QtWidgets.QGraphicsScene(owner), owner)
-        self.setObjectName("jaxprGraphCanvas")
-        self._owner = owner
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setTransformationAnchor(QtWidgets.QGraphicsView.ViewportAnchor.NoAnchor)
-        self.setResizeAnchor(QtWidgets.QGraphicsView.ViewportAnchor.NoAnchor)
-        self.setViewportUpdateMode(QtWidgets.QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
-        self.setMouseTracking(True)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        self._press: QtCore.QPointF | None = None
-        self._press_scroll = (0, 0)
-        self._dragging = False
-
-    # Painting is the owner's; the canvas only routes events.
-    def drawBackground(self, painter: QtGui.QPainter,  # noqa: N802
-                       rect: QtCore.QRectF | QtCore.QRect) -> None:
-        self._owner._paint(painter, QtCore.QRectF(rect))
-
-    def scale_factor(self) -> float:
-        return self.transform().m11()
-
-    def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802
-        if event.button() == Qt.MouseButton.LeftButton:
-            self._press = event.position()
-            self._press_scroll = (self.horizontalScrollBar().value(),
-                                  self.verticalScrollBar().value())
-            self._dragging = False
-            event.accept()
-            return
-        super().mousePressEvent(event)
-
-    def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802
-        if self._press is not None and event.buttons() & Qt.MouseButton.LeftButton:
-            delta = event.position() - self._press
-            if not self._dragging and delta.manhattanLength() >= \
-                    QtWidgets.QApplication.startDragDistance():
-                self._dragging = True
-                self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
-            if self._dragging:
-                self._owner._fit_mode = False
-                self.horizontalScrollBar().setValue(self._press_scroll[0] - int(delta.x()))
-                self.verticalScrollBar().setValue(self._press_scroll[1] - int(delta.y()))
-            event.accept()
-            return
-        self._owner._on_hover(event.position().toPoint())
-
-    def mouseReleaseEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802
-        if event.button() == Qt.MouseButton.LeftButton and self._press is not None:
-            if not self._dragging:
-                self._owner._on_click(event.position().toPoint())
-            self._press = None
-            self._dragging = False
-            self.viewport().unsetCursor()
-            event.accept()
-            return
-        super().mouseReleaseEvent(event)
-
-    def mouseDoubleClickEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802
-        if event.button() == Qt.MouseButton.LeftButton:
-            self._owner._on_double_click(event.position().toPoint())
-            event.accept()
-            return
-        super().mouseDoubleClickEvent(event)
-
-    def wheelEvent(self, event: QtGui.QWheelEvent) -> None:  # noqa: N802
-        steps = event.angleDelta().y() or event.angleDelta().x()
-        if steps:
-            self._owner.zoom_by(1.0015 ** steps, event.position().toPoint())
-        event.accept()
-
-    def keyPressEvent(self, event: QtGui.QKeyEvent) -> None:  # noqa: N802
-        key = event.key()
-        if key == Qt.Key.Key_F:
-            self._owner.fit()
-        elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
-            self._owner.zoom_by(1.25)
-        elif key == Qt.Key.Key_Minus:
-            self._owner.zoom_by(0.8)
-        else:
-            super().keyPressEvent(event)
-            return
-        event.accept()
-
-    def viewportEvent(self, event: QtCore.QEvent) -> bool:  # noqa: N802
-        if event.type() == QtCore.QEvent.Type.ToolTip:
-            help_event: QtGui.QHelpEvent = event  # type: ignore[assignment]
-            text = self._owner.tooltip_at(help_event.pos())
-            if text:
-                QtWidgets.QToolTip.showText(help_event.globalPos(), text, self.viewport())
-            else:
-                QtWidgets.QToolTip.hideText()
-            return True
-        return super().viewportEvent(event)
-
-    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self._owner._on_resized()
 
 
 class JaxprGraphView(QtWidgets.QWidget):
@@ -216,8 +86,9 @@ class JaxprGraphView(QtWidgets.QWidget):
         self._order_rank: dict[Path, int] | None = None
         self._font = QtGui.QFont()
         self._bold = QtGui.QFont()
-        self._text_cache: dict[int, tuple[str, str]] = {}
-        self._spark_cache: dict[int, Any] = {}
+        self._painter = GraphPainter()
+        self._arrays = GraphArrays()
+        self._marks = mk.Marks()
         self._build_ui()
         self.set_presentation_scale(1.0)
         self.set_scheme("dark")
@@ -247,7 +118,7 @@ class JaxprGraphView(QtWidgets.QWidget):
         bar.addWidget(self.info, 1)
         bar.addWidget(self.values_box)
         bar.addWidget(self.fit_button)
-        self.canvas = GraphCanvas(self)
+        self.canvas = GraphCanvas(self, self)
         self.message = QtWidgets.QLabel(self)
         self.message.setObjectName("jaxprGraphMessage")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -307,6 +178,7 @@ class JaxprGraphView(QtWidgets.QWidget):
             self._relayout(anchor=None)
 
     def collapse_threshold(self) -> int:
+        """Groups of more than this many equations start collapsed."""
         return self._options.threshold
 
     def set_layout_options(self, options: LayoutOptions) -> None:
@@ -326,6 +198,7 @@ class JaxprGraphView(QtWidgets.QWidget):
         self._relayout(anchor=group)
 
     def is_expanded(self, group: GroupId) -> bool:
+        """Whether ``group`` is on screen and drawn open."""
         return self._graph is not None and self._graph.groups.get(group, (0, False))[1]
 
     def fit(self) -> None:
@@ -370,10 +243,11 @@ class JaxprGraphView(QtWidgets.QWidget):
         badges, tooltips with summaries, sparklines when the values toggle is on."""
         self._values = values
         self._order_rank = None
-        self._spark_cache.clear()
+        self._painter.clear_values()
         self._apply_states()
 
     def values(self) -> ValuesResult | None:
+        """The values shown on the graph, if any."""
         return self._values
 
     def set_show_values(self, on: bool) -> None:
@@ -387,6 +261,7 @@ class JaxprGraphView(QtWidgets.QWidget):
                 self._relayout(anchor=None)
 
     def show_values(self) -> bool:
+        """Whether every node draws its values row."""
         return self._show_values
 
     def select(self, path: Path | None) -> None:
@@ -445,7 +320,8 @@ class JaxprGraphView(QtWidgets.QWidget):
         self.canvas.viewport().update()
 
     def highlighted_nodes(self) -> list[int]:
-        return [int(i) for i in np.nonzero(self._line_hl)[0]]
+        """Nodes marked as on the editor's current line."""
+        return [int(i) for i in np.nonzero(self._marks.line_hl)[0]]
 
     def set_step(self, current: Path | None,
                  done: int | Collection[Path] | None = None) -> None:
@@ -466,37 +342,29 @@ class JaxprGraphView(QtWidgets.QWidget):
         return evaluation_order(self._tree, self._values.root if self._values else None)
 
     def current_node(self) -> int | None:
+        """The node of the stepping position (or the group hiding it)."""
         if self._graph is None or self._step_current is None:
             return None
         return self._graph.visible_for(self._step_current)
 
     def node_states(self, i: int) -> dict[str, bool]:
         """What node ``i`` is drawn as (tests and the window's status line read it)."""
-        return {"dim": bool(self._dim[i] or self._step_dim[i]), "not_run": bool(self._dim[i]),
-                "not_yet": bool(self._step_dim[i]), "error": bool(self._error[i]),
-                "highlighted": bool(self._line_hl[i]),
+        m = self._marks
+        return {"dim": bool(m.dim[i] or m.step_dim[i]), "not_run": bool(m.dim[i]),
+                "not_yet": bool(m.step_dim[i]), "error": bool(m.error[i]),
+                "highlighted": bool(m.line_hl[i]),
                 "selected": self.selected_node() == i, "current": self.current_node() == i}
 
     def badge(self, i: int) -> str:
         """The badge on node ``i``: "first NaN here", "NaN", "Inf", ... or ""."""
-        return self._badges.get(i, "")
+        return self._marks.badges.get(i, "")
 
     def set_scheme(self, scheme: str) -> None:
         """Follow the window's colour scheme, ``"light"`` or ``"dark"``."""
         self._scheme = "light" if scheme == "light" else "dark"
         self._colours = graph_colours(self._scheme)
         c = self._colours
-        self._brushes: dict[tuple[str, int], QtGui.QBrush] = {}
-        self._pens: dict[tuple[str, int], QtGui.QPen] = {}
-        for key in _STYLE_KEYS:
-            self._brushes[(key, _NORMAL)] = QtGui.QBrush(QtGui.QColor(c.fills[key]))
-            self._brushes[(key, _DIM)] = QtGui.QBrush(QtGui.QColor(c.dim_fill))
-            self._brushes[(key, _ERROR)] = QtGui.QBrush(QtGui.QColor(c.error_fill))
-            for state, colour in ((_NORMAL, c.borders[key]), (_DIM, c.muted),
-                                  (_ERROR, c.error)):
-                pen = QtGui.QPen(QtGui.QColor(colour), 1.2 if state != _ERROR else 2.5)
-                pen.setCosmetic(True)
-                self._pens[(key, state)] = pen
+        self._painter.set_colours(c)
         self.canvas.setBackgroundBrush(QtGui.QColor(c.background))
         pal = self.message.palette()
         pal.setColor(QtGui.QPalette.ColorRole.WindowText, QtGui.QColor(c.muted))
@@ -507,9 +375,11 @@ class JaxprGraphView(QtWidgets.QWidget):
         self.canvas.viewport().update()
 
     def scheme(self) -> str:
+        """The colour scheme followed, "light" or "dark"."""
         return self._scheme
 
     def background_colour(self) -> QtGui.QColor:
+        """The canvas colour (exports paint on it)."""
         return QtGui.QColor(self._colours.background)
 
     def set_presentation_scale(self, factor: float) -> None:
@@ -521,6 +391,7 @@ class JaxprGraphView(QtWidgets.QWidget):
         self._font.setPointSizeF(BASE_FONT_PT * factor)
         self._bold = QtGui.QFont(self._font)
         self._bold.setBold(True)
+        self._painter.set_fonts(self._font, self._bold, self._scale)
         for w in (self.legend, self.info, self.values_box, self.fit_button, self.message):
             f = QtGui.QFont()
             f.setPointSizeF(BASE_FONT_PT * factor)
@@ -529,11 +400,13 @@ class JaxprGraphView(QtWidgets.QWidget):
             self._relayout(anchor=None)
 
     def presentation_scale(self) -> float:
+        """The presentation scale (1.0: normal size)."""
         return self._scale
 
     # ------------------------------------------------------------------ geometry helpers
 
     def node_index(self, node_id: NodeId) -> int | None:
+        """The index of node ``node_id`` in ``graph.nodes``, if it is on screen."""
         return self._graph.index.get(node_id) if self._graph is not None else None
 
     def node_view_pos(self, node_id: NodeId) -> QtCore.QPoint:
@@ -553,135 +426,49 @@ class JaxprGraphView(QtWidgets.QWidget):
 
     def node_at(self, pos: QtCore.QPoint) -> int | None:
         """The node under viewport pixel ``pos``."""
-        if self._graph is None or not len(self._x0):
+        if self._graph is None:
             return None
         p = self.canvas.mapToScene(pos)
-        hit = np.nonzero((self._x0 <= p.x()) & (p.x() <= self._x1) & (self._y0 <= p.y())
-                         & (p.y() <= self._y1))[0]
-        return int(hit[-1]) if len(hit) else None
+        return node_hit(self._arrays, p.x(), p.y())
 
     def edge_at(self, pos: QtCore.QPoint) -> int | None:
         """The edge nearest viewport pixel ``pos``, within a few pixels."""
-        if self._graph is None or not len(self._seg):
+        if self._graph is None:
             return None
         p = self.canvas.mapToScene(pos)
-        px, py = p.x(), p.y()
-        a = self._seg[:, 0:2]
-        d = self._seg[:, 2:4] - a
-        len2 = (d * d).sum(axis=1)
-        t = np.clip(((px - a[:, 0]) * d[:, 0] + (py - a[:, 1]) * d[:, 1])
-                    / np.where(len2 > 0, len2, 1.0), 0.0, 1.0)
-        cx, cy = a[:, 0] + t * d[:, 0], a[:, 1] + t * d[:, 1]
-        dist2 = (cx - px) ** 2 + (cy - py) ** 2
-        k = int(np.argmin(dist2))
         tol = EDGE_HIT_PX / max(self.canvas.scale_factor(), 1e-6)
-        return int(self._seg_edge[k]) if dist2[k] <= tol * tol else None
+        return edge_hit(self._arrays, p.x(), p.y(), tol)
 
     # ------------------------------------------------------------------ tooltips
 
     def tooltip_at(self, pos: QtCore.QPoint) -> str:
+        """The tooltip of the node, else the edge, under viewport pixel ``pos``."""
         i = self.node_at(pos)
         if i is not None:
             return self.node_tooltip(i)
         e = self.edge_at(pos)
         return self.edge_tooltip(e) if e is not None else ""
 
-    def _instance_values(self, path: Path) -> NodeValues | None:
-        if self._values is None or self._tree is None:
-            return None
-        found = node_at(self._tree, self._values.root, path)
-        return found[1] if found is not None else None
-
     def var_summary(self, ref: VarRef | None) -> ValueSummary | None:
-        if ref is None:
-            return None
-        vals = self._instance_values(ref.node)
-        return summary_of(vals, ref) if vals is not None else None
+        """The summary of variable ``ref``'s value, if the values hold it."""
+        return mk.var_summary(self._tree, self._values, ref)
 
     def edge_tooltip(self, e: int) -> str:
         """Variable name, type, and with values its min/max/mean/std and NaN/Inf counts."""
         assert self._graph is not None
-        ed = self._graph.edges[e]
-        s = self.var_summary(ed.ref)
-        ran = None if self._values is None else not self._dim[ed.src]
-        return summary_text(ed.name, ed.type, s, ran)
+        return edge_tooltip(self._graph, e, self._tree, self._values, self._marks)
 
     def node_tooltip(self, i: int) -> str:
         """What a node is, its line, its outputs' summaries, its error or NaN badge."""
         assert self._graph is not None
-        nd = self._graph.nodes[i]
-        if nd.kind in ("input", "const", "output", "port"):
-            what = {"input": "input", "const": "constant", "output": "output",
-                    "port": "enters this chunk" if isinstance(nd.id, PortId) and not nd.id.out
-                    else "leaves this chunk"}[nd.kind]
-            s = self.var_summary(nd.ref)
-            if s is None and nd.kind == "output" and isinstance(nd.id, IoId) and \
-                    not nd.id.node and self._values is not None:
-                outs = self._values.outputs
-                s = outs[nd.id.index] if nd.id.index < len(outs) else None
-            ran = None if self._values is None else not self._dim[i]
-            return f"{what}\n" + summary_text(nd.label, nd.detail, s, ran)
-        lines = [nd.label + (f"   (line {nd.line})" if nd.line is not None else "")]
-        if nd.group is not None:
-            state = "expanded" if nd.expanded else "collapsed"
-            lines.append(f"{state} group of {nd.size:,} equations · double-click to "
-                         f"{'collapse' if nd.expanded else 'expand'}")
-        eqn = nd.eqn
-        if eqn is not None:
-            ev = eqn_values_at(self._values.root, nd.id) if self._values and isinstance(
-                nd.id, tuple) else None
-            for j, v in enumerate(eqn.outvars):
-                s = ev.outs[j] if ev is not None and j < len(ev.outs) else None
-                if s is None:
-                    lines.append(f"{v.name}: {v.type}")
-                else:
-                    lines.append(f"{v.name}: {s.type_text}  {s.range_text()}")
-            if ev is not None and ev.taken is not None:
-                lines.append(f"branch taken: {ev.taken}")
-            if ev is not None and ev.iterations is not None:
-                lines.append(f"iterations: {ev.iterations:,}")
-            if ev is not None and ev.error is not None:
-                lines.append(f"error: {ev.error}")
-            shown = [f"{k}={v}" for k, v in eqn.params.items() if "jaxpr" not in k
-                     and k != "branches"][:6]
-            lines.extend(t if len(t) <= 70 else t[:69] + "…" for t in shown)
-        if self._values is not None and self._dim[i]:
-            lines.append("did not run")
-        if self._error[i] and not any(t.startswith("error: ") for t in lines):
-            err = self._values.error if self._values is not None else None
-            where = "inside" if nd.group is not None and not nd.expanded else "here"
-            text = f"{err.title}: {err.message}" if err is not None else "failed"
-            lines.append(f"error {where}: {text}")
-        badge = self._badges.get(i)
-        if badge:
-            lines.append(badge)
-        return "\n".join(lines)
+        return node_tooltip(self._graph, i, self._tree, self._values, self._marks)
 
     # ------------------------------------------------------------------ state
 
     def _reset_arrays(self) -> None:
-        self._x0 = self._y0 = self._x1 = self._y1 = np.zeros(0)
-        self._codes = np.zeros(0, dtype=np.int64)
-        self._dim = np.zeros(0, dtype=bool)
-        self._step_dim = np.zeros(0, dtype=bool)
-        self._error = np.zeros(0, dtype=bool)
-        self._line_hl = np.zeros(0, dtype=bool)
-        self._badges: dict[int, str] = {}
-        self._fam = np.zeros(0, dtype=np.int64)
-        self._seg = np.zeros((0, 4))
-        self._seg_edge = np.zeros(0, dtype=np.int64)
-        self._ebox = np.zeros((0, 4))
-        self._edge_src = np.zeros(0, dtype=np.int64)
-        self._rects: list[QtCore.QRectF] = []
-        self._polys: dict[int, QtGui.QPolygonF] = {}
-        self._arrows: dict[int, QtGui.QPolygonF] = {}
-        self._points = np.zeros((0, 2))
-        self._point_edge = np.zeros(0, dtype=np.int64)
-        self._point_connect = np.zeros(0, dtype=np.int32)
-        self._far_cache: tuple[bytes, tuple[QtGui.QPainterPath, QtGui.QPainterPath]] | None = None
-        self._box_rects: list[QtCore.QRectF] = []
-        self._text_cache.clear()
-        self._spark_cache.clear()
+        self._painter.reset()
+        self._arrays = GraphArrays()
+        self._marks = mk.Marks()
 
     def _index_of(self, node_id: NodeId | None) -> int | None:
         if node_id is None or self._graph is None:
@@ -717,33 +504,8 @@ class JaxprGraphView(QtWidgets.QWidget):
         # Choices about groups that no longer exist would pile up over edits.
         self._graph = g
         self._reset_arrays()
-        n = len(g.nodes)
-        self._x0 = np.fromiter((nd.x for nd in g.nodes), float, n)
-        self._y0 = np.fromiter((nd.y for nd in g.nodes), float, n)
-        self._x1 = self._x0 + np.fromiter((nd.w for nd in g.nodes), float, n)
-        self._y1 = self._y0 + np.fromiter((nd.h for nd in g.nodes), float, n)
-        fam_index = {k: i for i, k in enumerate(_STYLE_KEYS)}
-        self._fam = np.fromiter((fam_index.get(nd.family, 5) for nd in g.nodes), np.int64, n)
-        self._rects = [QtCore.QRectF(nd.x, nd.y, nd.w, nd.h) for nd in g.nodes]
-        if g.edges:
-            counts = np.fromiter((len(ed.points) for ed in g.edges), np.int64, len(g.edges))
-            pts = np.concatenate([ed.points for ed in g.edges])
-            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-            last = np.cumsum(counts) - 1
-            keep = np.ones(len(pts) - 1, dtype=bool)
-            keep[last[:-1]] = False  # no segment from one edge's end to the next one's start
-            self._seg = np.hstack([pts[:-1], pts[1:]])[keep]
-            self._seg_edge = np.repeat(np.arange(len(g.edges)), counts - 1)
-            self._ebox = np.column_stack([np.minimum.reduceat(pts[:, 0], starts),
-                                          np.minimum.reduceat(pts[:, 1], starts),
-                                          np.maximum.reduceat(pts[:, 0], starts),
-                                          np.maximum.reduceat(pts[:, 1], starts)])
-            self._edge_src = np.fromiter((ed.src for ed in g.edges), np.int64, len(g.edges))
-            self._points = pts
-            self._point_edge = np.repeat(np.arange(len(g.edges)), counts)
-            self._point_connect = np.ones(len(pts), dtype=np.int32)
-            self._point_connect[last] = 0
-        self._box_rects = [QtCore.QRectF(b.x, b.y, b.w, b.h) for b in g.boxes]
+        self._arrays = graph_arrays(g, STYLE_KEYS)
+        self._painter.set_graph(g, self._arrays, self._options.text_pad, self._options.toggle_w)
         self._order_rank = None
         self._apply_states()
         groups = sum(1 for _, e in g.groups.values() if not e)
@@ -788,117 +550,28 @@ class JaxprGraphView(QtWidgets.QWidget):
         g = self._graph
         if g is None:
             return
-        n = len(g.nodes)
-        self._dim = np.zeros(n, dtype=bool)
-        self._error = np.zeros(n, dtype=bool)
-        self._badges = {}
-        v = self._values
-        if v is not None and self._tree is not None:
-            root = v.root
-            err_path = v.error_path
-            for i, nd in enumerate(g.nodes):
-                nid = nd.id
-                if isinstance(nid, tuple):
-                    ev = eqn_values_at(root, nid)
-                    self._dim[i] = ev is None and err_path != nid
-                    if ev is not None and ev.error is not None or err_path == nid:
-                        self._error[i] = True
-                    inside = nd.group is not None and not nd.expanded
-                    here = [w for w, p in (("NaN", v.first_nan), ("Inf", v.first_inf))
-                            if p == nid]
-                    within = [w for w, p in (("NaN", v.first_nan), ("Inf", v.first_inf))
-                              if inside and p is not None and p[:len(nid)] == nid]
-                    new = [w for w, flag in (("NaN", ev and ev.new_nan), ("Inf", ev and ev.new_inf))
-                           if flag]
-                    if here:
-                        self._badges[i] = f"first {' and '.join(here)} here"
-                    elif within:
-                        self._badges[i] = f"first {' and '.join(within)} inside"
-                    elif new:
-                        self._badges[i] = f"new {' and '.join(new)}"
-                    if inside and err_path is not None and err_path[:len(nid)] == nid:
-                        self._error[i] = True
-                elif isinstance(nid, ChunkId):
-                    ev = eqn_values_at(root, (*nid.node, nid.start))
-                    self._dim[i] = ev is None
-                    if err_path is not None and err_path[:len(nid.node)] == nid.node and \
-                            nid.start <= err_path[len(nid.node)] < nid.stop:
-                        self._error[i] = True
-                        self._dim[i] = False
-                    for bad, text in ((v.first_nan, "first NaN inside"),
-                                      (v.first_inf, "first Inf inside")):
-                        if bad is not None and bad[:len(nid.node)] == nid.node and \
-                                nid.start <= bad[len(nid.node)] < nid.stop:
-                            self._badges.setdefault(i, text)
-                else:
-                    inst = nid.node if isinstance(nid, IoId) else nid.chunk.node
-                    vals = self._instance_values(inst)
-                    if vals is None:
-                        self._dim[i] = True
-                    elif nd.kind == "output" or nd.kind == "port":
-                        ref = nd.ref
-                        self._dim[i] = ref is not None and summary_of(vals, ref) is None
+        m = self._marks
+        m.dim, m.error, m.badges = mk.value_marks(g, self._tree, self._values)
         self._apply_step()
         self._apply_line_highlight()
 
     def _ranks(self) -> np.ndarray:
         """Each node's position in the evaluation order (inputs -1, not run: never)."""
-        g = self._graph
-        assert g is not None
+        assert self._graph is not None
         if self._order_rank is None:
             self._order_rank = {p: k for k, p in enumerate(self.step_order())}
-        rank = self._order_rank
-        never = float(len(rank) + 1)
-        first: dict[Path, int] = {}
-        for p, k in rank.items():
-            inst = p[:-1]
-            if inst not in first or k < first[inst]:
-                first[inst] = k
-        out = np.full(len(g.nodes), never)
-        for i, nd in enumerate(g.nodes):
-            nid = nd.id
-            if isinstance(nid, tuple):
-                out[i] = rank.get(nid, never)
-            elif isinstance(nid, ChunkId):
-                ks = [rank[(*nid.node, e)] for e in range(nid.start, nid.stop)
-                      if (*nid.node, e) in rank]
-                out[i] = max(ks) if ks else never
-            elif nd.kind in ("input", "const") and isinstance(nid, IoId):
-                out[i] = -1.0 if not nid.node else first.get(nid.node, never) - 0.5
-            elif nd.ref is not None and nd.ref.eqn is not None:
-                out[i] = rank.get((*nd.ref.node, nd.ref.eqn), never)
-            elif nd.kind == "port" and isinstance(nid, PortId) and not nid.out:
-                out[i] = -1.0
-            else:
-                out[i] = -1.0 if not nd.instance else first.get(nd.instance, never) - 0.5
-        return out
+        return mk.order_ranks(self._graph, self._order_rank)
 
     def _apply_step(self) -> None:
-        g = self._graph
-        if g is None:
+        if self._graph is None:
             return
-        n = len(g.nodes)
-        done = self._step_done
-        if done is None:
-            self._step_dim = np.zeros(n, dtype=bool)
-        elif isinstance(done, int):
-            self._step_dim = self._ranks() >= done
-        else:
-            done_set = done if isinstance(done, set | frozenset) else set(done)
-            self._step_dim = np.fromiter(
-                (isinstance(nd.id, tuple) and nd.id not in done_set for nd in g.nodes), bool, n)
-        current = self.current_node()
-        if current is not None:
-            self._step_dim[current] = False  # marked, never greyed out
+        self._marks.step_dim = mk.step_marks(self._graph, self._step_done, self._ranks,
+                                             self.current_node())
 
     def _apply_line_highlight(self) -> None:
-        g = self._graph
-        if g is None:
+        if self._graph is None:
             return
-        self._line_hl = np.zeros(len(g.nodes), dtype=bool)
-        for line in self._lines:
-            for i in g.lines.get(line, ()):
-                self._line_hl[i] = True
+        self._marks.line_hl = mk.line_marks(self._graph, self._lines)
 
     # ------------------------------------------------------------------ events
 
@@ -982,305 +655,16 @@ class JaxprGraphView(QtWidgets.QWidget):
     # ------------------------------------------------------------------ painting
 
     def _paint(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:
-        c = self._colours
-        painter.fillRect(rect, QtGui.QColor(c.background))
-        g = self._graph
-        if g is None or not len(g.nodes):
-            return
-        s = self.canvas.scale_factor()
-        rx0, ry0, rx1, ry1 = rect.left(), rect.top(), rect.right(), rect.bottom()
-        fm_px = QtGui.QFontMetricsF(self._font).height() * s
-        text = fm_px >= TEXT_MIN_PX
-        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, s >= 0.3)
-        painter.setRenderHint(QtGui.QPainter.RenderHint.TextAntialiasing, True)
-        # Boxes, outermost first.
-        pen = QtGui.QPen(QtGui.QColor(c.box_border), 1.0)
-        pen.setCosmetic(True)
-        painter.setPen(pen)
-        for b, r in zip(g.boxes, self._box_rects, strict=True):
-            if b.x > rx1 or b.y > ry1 or b.x + b.w < rx0 or b.y + b.h < ry0:
-                continue
-            painter.setBrush(QtGui.QColor(c.box_fill[b.depth % 2]))
-            painter.drawRect(r)
-            if text and b.kind == "sub" and b.title:
-                painter.setFont(self._font)
-                painter.setPen(QtGui.QColor(c.muted))
-                painter.drawText(r.adjusted(6 * self._scale, 1, 0, 0),
-                                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, b.title)
-                painter.setPen(pen)
-        # Edges: zoomed out, every visible segment in one call; closer, antialiased polylines.
-        eb = self._ebox
-        vis = np.nonzero((eb[:, 0] <= rx1) & (eb[:, 2] >= rx0) & (eb[:, 1] <= ry1)
-                         & (eb[:, 3] >= ry0))[0] if len(eb) else np.zeros(0, np.int64)
-        dim = self._dim | self._step_dim
-        edge_dim = dim[self._edge_src]
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        far = s < 0.3
-        if far and len(vis):
-            for dimmed, path in zip((True, False), self._far_paths(edge_dim), strict=True):
-                pen = QtGui.QPen(QtGui.QColor(c.muted if dimmed else c.edge), 1.0)
-                pen.setCosmetic(True)
-                painter.setPen(pen)
-                painter.drawPath(path)
-        elif len(vis):
-            for dimmed in (True, False):
-                pen = QtGui.QPen(QtGui.QColor(c.muted if dimmed else c.edge),
-                                 1.0 if dimmed else 1.3)
-                pen.setCosmetic(True)
-                painter.setPen(pen)
-                for k in vis[edge_dim[vis] == dimmed]:
-                    painter.drawPolyline(self._poly(int(k)))
-        sel_var = self._selected_var
-        if sel_var is not None or self._hover_edge >= 0:
-            strong = [int(k) for k in vis if sel_var is not None and g.edges[k].ref == sel_var
-                      or k == self._hover_edge]
-            pen = QtGui.QPen(QtGui.QColor(c.edge_hover), 2.6)
-            pen.setCosmetic(True)
-            painter.setPen(pen)
-            for k in strong:
-                painter.drawPolyline(self._poly(k))
-        if s >= 0.35 and len(vis):
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QtGui.QColor(c.edge))
-            for k in vis:
-                painter.drawPolygon(self._arrow(int(k)))
-        # Nodes, batched by style.
-        nvis = np.nonzero((self._x0 <= rx1) & (self._x1 >= rx0) & (self._y0 <= ry1)
-                          & (self._y1 >= ry0))[0]
-        if not len(nvis):
-            return
-        state = np.where(self._error[nvis], _ERROR, np.where(dim[nvis], _DIM, _NORMAL))
-        code = self._fam[nvis] * 3 + state
-        rects = self._rects
-        rounded = len(nvis) <= 400
-        if far:
-            painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
-        radius = 4 * self._scale
-        for cval in np.unique(code):
-            key = (_STYLE_KEYS[int(cval) // 3], int(cval) % 3)
-            painter.setBrush(self._brushes[key])
-            pen = self._pens[key]
-            if far:
-                pen = QtGui.QPen(pen)
-                pen.setWidthF(1.0)
-            painter.setPen(pen)
-            members = nvis[code == cval]
-            if rounded:
-                for i in members:
-                    painter.drawRoundedRect(rects[i], radius, radius)
-            else:
-                painter.drawRects([rects[i] for i in members])
-        # Marks: line highlight, selection, stepping.
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        grow = 3.0 / max(s, 1e-6)
-        for mask, colour, width in ((self._line_hl[nvis], c.line_highlight, 3.0),):
-            if mask.any():
-                pen = QtGui.QPen(QtGui.QColor(colour), width)
-                pen.setCosmetic(True)
-                painter.setPen(pen)
-                for i in nvis[mask]:
-                    painter.drawRect(rects[i].adjusted(-grow, -grow, grow, grow))
-        for idx, colour, width in ((self.selected_node(), c.selected, 3.0),
-                                   (self.current_node(), c.current, 4.5)):
-            if idx is not None:
-                pen = QtGui.QPen(QtGui.QColor(colour), width)
-                pen.setCosmetic(True)
-                painter.setPen(pen)
-                g2 = grow * (2 if colour == c.current else 1.4)
-                painter.drawRect(rects[idx].adjusted(-g2, -g2, g2, g2))
-        # Badges (a dot when zoomed out, the words when they can be read).
-        if self._badges:
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QtGui.QColor(c.badge))
-            for i, word in self._badges.items():
-                if not (self._x0[i] <= rx1 and self._x1[i] >= rx0 and self._y0[i] <= ry1
-                        and self._y1[i] >= ry0):
-                    continue
-                r = rects[i]
-                if text:
-                    painter.setFont(self._font)
-                    fm = QtGui.QFontMetricsF(self._font)
-                    w = fm.horizontalAdvance(word) + 8 * self._scale
-                    h = fm.height() + 2 * self._scale
-                    pill = QtCore.QRectF(r.right() - w, r.top() - h * 0.7, w, h)
-                    painter.setPen(Qt.PenStyle.NoPen)
-                    painter.drawRoundedRect(pill, h / 2, h / 2)
-                    painter.setPen(QtGui.QColor("#ffffff"))
-                    painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, word)
-                else:
-                    d = 8 / max(s, 1e-6)
-                    painter.drawEllipse(QtCore.QRectF(r.right() - d, r.top() - d / 2, d, d))
-        if text:
-            self._paint_text(painter, nvis, dim)
-        if text and self._show_values and self._values is not None:
-            self._paint_values(painter, nvis)
-
-    def _poly(self, k: int) -> QtGui.QPolygonF:
-        poly = self._polys.get(k)
-        if poly is None:
-            assert self._graph is not None
-            poly = QtGui.QPolygonF([QtCore.QPointF(x, y) for x, y in self._graph.edges[k].points])
-            self._polys[k] = poly
-        return poly
-
-    def _arrow(self, k: int) -> QtGui.QPolygonF:
-        """The arrowhead at an edge's end, pointing along its last segment."""
-        head = self._arrows.get(k)
-        if head is None:
-            assert self._graph is not None
-            pts = self._graph.edges[k].points
-            tip, prev = pts[-1], pts[-2]
-            d = tip - prev
-            ux, uy = d / (float(np.hypot(*d)) or 1.0)
-            a = 5.0 * self._scale
-            head = QtGui.QPolygonF([
-                QtCore.QPointF(tip[0], tip[1]),
-                QtCore.QPointF(tip[0] - a * ux + a * 0.6 * uy, tip[1] - a * uy - a * 0.6 * ux),
-                QtCore.QPointF(tip[0] - a * ux - a * 0.6 * uy, tip[1] - a * uy + a * 0.6 * ux)])
-            self._arrows[k] = head
-        return head
-
-    def _far_paths(self, edge_dim: np.ndarray) -> tuple[QtGui.QPainterPath, QtGui.QPainterPath]:
-        """All dimmed edges as one path and all others as another: zoomed out, two draw calls
-        (built again only when which edges are dimmed changes)."""
-        key = edge_dim.tobytes()
-        if self._far_cache is not None and self._far_cache[0] == key:
-            return self._far_cache[1]
-        out = []
-        for dimmed in (True, False):
-            keep = edge_dim[self._point_edge] == dimmed
-            if keep.any():
-                out.append(pg.arrayToQPath(self._points[keep, 0], self._points[keep, 1],
-                                           connect=self._point_connect[keep]))
-            else:
-                out.append(QtGui.QPainterPath())
-        paths = (out[0], out[1])
-        self._far_cache = (key, paths)
-        return paths
-
-    def _paint_text(self, painter: QtGui.QPainter, nvis: np.ndarray, dim: np.ndarray) -> None:
-        g = self._graph
-        assert g is not None
-        c = self._colours
-        fm = QtGui.QFontMetricsF(self._font)
-        fmb = QtGui.QFontMetricsF(self._bold)
-        pad = self._options.text_pad * self._scale
-        line = fm.lineSpacing()
-        fg, muted = QtGui.QColor(c.foreground), QtGui.QColor(c.muted)
-        tw = self._options.toggle_w * self._scale
-        for i in nvis:
-            i = int(i)
-            nd = g.nodes[i]
-            r = self._rects[i]
-            toggle = tw if nd.group is not None else 0.0
-            cached = self._text_cache.get(i)
-            inner_w = r.width() - 2 * pad - toggle
-            if cached is None:
-                if nd.kind in ("input", "const", "output", "port") or nd.expanded:
-                    both = f"{nd.label}  {nd.detail}" if nd.expanded else f"{nd.label}: " \
-                        f"{nd.detail}"
-                    cached = (fmb.elidedText(both, Qt.TextElideMode.ElideRight, inner_w), "")
-                else:
-                    cached = (fmb.elidedText(nd.label, Qt.TextElideMode.ElideRight, inner_w),
-                              fm.elidedText(nd.detail, Qt.TextElideMode.ElideRight, inner_w))
-                self._text_cache[i] = cached
-            label, detail = cached
-            painter.setPen(muted if dim[i] else fg)
-            painter.setFont(self._bold)
-            top = r.top() + 4 * self._scale
-            if not detail:
-                painter.drawText(QtCore.QRectF(r.left() + pad, r.top(), inner_w,
-                                               min(r.height(), line + 8 * self._scale)),
-                                 Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                                 label)
-            else:
-                painter.drawText(QtCore.QRectF(r.left() + pad, top, inner_w, line),
-                                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                                 label)
-                painter.setFont(self._font)
-                painter.setPen(muted)
-                painter.drawText(QtCore.QRectF(r.left() + pad, top + line, inner_w, line),
-                                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                                 detail)
-            if toggle:
-                painter.setFont(self._bold)
-                painter.setPen(fg)
-                painter.drawText(QtCore.QRectF(r.right() - tw, r.top(), tw - 2 * self._scale,
-                                               min(r.height(), line + 8 * self._scale)),
-                                 Qt.AlignmentFlag.AlignCenter, "−" if nd.expanded else "+")
+        frame = Frame(zoom=self.canvas.scale_factor(), marks=self._marks,
+                      selected=self.selected_node(), current=self.current_node(),
+                      selected_var=self._selected_var, hover_edge=self._hover_edge,
+                      show_values=self._show_values and self._values is not None,
+                      summary=self._node_summary)
+        self._painter.paint(painter, rect, frame)
 
     def _node_summary(self, i: int) -> ValueSummary | None:
-        g = self._graph
-        assert g is not None and self._values is not None
-        nd = g.nodes[i]
-        if isinstance(nd.id, tuple):
-            ev = eqn_values_at(self._values.root, nd.id)
-            return ev.outs[0] if ev is not None and ev.outs else None
-        if isinstance(nd.id, IoId) and nd.kind == "output" and not nd.id.node:
-            outs = self._values.outputs
-            if nd.id.index < len(outs):
-                return outs[nd.id.index]
-        return self.var_summary(nd.ref)
-
-    def _paint_values(self, painter: QtGui.QPainter, nvis: np.ndarray) -> None:
-        """Sparkline of the preview (a few values) or histogram bars, in the node's last row."""
-        g = self._graph
-        assert g is not None
-        c = self._colours
-        row = VALUES_ROW * self._scale
-        pad = self._options.text_pad * self._scale
-        pen = QtGui.QPen(QtGui.QColor(c.sparkline), 1.3)
-        pen.setCosmetic(True)
-        for i in nvis:
-            i = int(i)
-            nd = g.nodes[i]
-            if nd.kind != "eqn" or nd.expanded:
-                continue
-            shape = self._spark_cache.get(i)
-            if shape is None:
-                shape = self._sparkline(i, QtCore.QRectF(nd.x + pad, nd.y + nd.h - row + 2,
-                                                         nd.w - 2 * pad, row - 6 * self._scale))
-                self._spark_cache[i] = shape
-            kind, data = shape
-            if kind == "line":
-                painter.setPen(pen)
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.drawPolyline(data)
-            elif kind == "bars":
-                painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(QtGui.QColor(c.sparkline))
-                painter.drawRects(data)
-            elif kind == "text":
-                painter.setPen(QtGui.QColor(c.foreground))
-                painter.setFont(self._font)
-                rect, word = data
-                painter.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                                 word)
-
-    def _sparkline(self, i: int, box: QtCore.QRectF) -> tuple[str, Any]:
-        s = self._node_summary(i)
-        if s is None:
-            return "none", None
-        if s.size == 1 and s.preview:
-            return "text", (box, f"= {fmt_number(s.preview[0])}")
-        if s.size > len(s.preview) and s.hist and sum(s.hist) > 0:
-            h = np.asarray(s.hist, dtype=float)
-            h = h / h.max()
-            bw = box.width() / len(h)
-            return "bars", [QtCore.QRectF(box.left() + k * bw, box.bottom() - v * box.height(),
-                                          max(bw - 0.5, 0.5), v * box.height())
-                            for k, v in enumerate(h) if v > 0]
-        vals = np.asarray(s.preview, dtype=float)
-        vals = vals[np.isfinite(vals)]
-        if len(vals) < 2:
-            return ("text", (box, f"= {fmt_number(float(vals[0]))}")) if len(vals) else \
-                ("none", None)
-        lo, hi = float(vals.min()), float(vals.max())
-        span = hi - lo or 1.0
-        xs = np.linspace(box.left(), box.right(), len(vals))
-        ys = box.bottom() - (vals - lo) / span * box.height()
-        return "line", QtGui.QPolygonF([QtCore.QPointF(x, y) for x, y in zip(xs, ys,
-                                                                             strict=True)])
+        assert self._graph is not None and self._values is not None
+        return mk.node_summary(self._graph, self._tree, self._values, i)
 
     def sparkline_kind(self, node_id: NodeId) -> str:
         """What the values row of a node shows: "line", "bars", "text" or "none"."""
@@ -1288,7 +672,7 @@ class JaxprGraphView(QtWidgets.QWidget):
         if i is None or self._values is None or self._graph is None:
             return "none"
         nd = self._graph.nodes[i]
-        return self._sparkline(i, QtCore.QRectF(nd.x, nd.y, nd.w, 10))[0]
+        return sparkline_shape(self._node_summary(i), (nd.x, nd.y, nd.w, 10))[0]
 
 
-__all__ = ["GraphCanvas", "JaxprGraphView", "GraphNode", "summary_text"]
+__all__ = ["JaxprGraphView"]

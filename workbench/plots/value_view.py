@@ -11,7 +11,8 @@ Every pyqtgraph item is built once; new data only goes through ``setData`` /
 ``setImage``. A long line is downsampled to the pixels it covers and clipped to the
 view, and a large image is downsampled by the ImageItem, so a 1e6-element array
 stays responsive. NaN and Inf never reach a colour scale: they are gaps with
-markers on a line and cells of their own colour in a heatmap.
+markers on a line and cells of their own colour in a heatmap. The words and numbers
+that need no Qt (summary lines, counts, colour levels) are ``graph.value_text``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,18 @@ from workbench.api.values import (
     fmt_number,
     short_dtype,
 )
+from workbench.graph.value_text import (
+    bad_counts,
+    bad_text,
+    hist_edges,
+    levels,
+    ordinal,
+    plottable,
+    scalar_text,
+    shape_text,
+    stride_note,
+    summary_text,
+)
 from workbench.plots.palette import OKABE_ITO
 from workbench.plots.presentation import (
     BASE_FONT_PT,
@@ -41,7 +54,7 @@ from workbench.plots.presentation import (
     style_plot_item,
 )
 
-__all__ = ["PICTURE_KINDS", "TABLE_MAX", "ValueView", "ordinal", "stride_note"]
+__all__ = ["PICTURE_KINDS", "TABLE_MAX", "ValueView"]
 
 PICTURE_KINDS = ("none", "histogram", "line", "heatmap", "scalar", "carry")
 TABLE_MAX = 64  # elements; a larger array has no table
@@ -62,62 +75,6 @@ HIST_COLOUR = OKABE_ITO[5]
 CARRY_COLOUR = OKABE_ITO[2]
 DIVERGING_MAP = "CET-CBD1"
 SEQUENTIAL_MAP = "cividis"
-
-
-def ordinal(n: int) -> str:
-    """``1`` -> ``1st``, ``22`` -> ``22nd``, ``1000`` -> ``1,000th``."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n:,}{suffix}"
-
-
-def stride_note(stride: int, size: int) -> str:
-    """What a thinned array shows, said plainly."""
-    return f"every {ordinal(stride)} element of {size:,} shown (flattened)"
-
-
-def _shape_text(shape: tuple[int, ...]) -> str:
-    return f"shape ({', '.join(map(str, shape))}{',' if len(shape) == 1 else ''})" if shape \
-        else "scalar"
-
-
-def _plottable(data: np.ndarray) -> np.ndarray | None:
-    """float64 values to draw: complex by magnitude, bool as 0/1; None when not numbers."""
-    if data.dtype.kind == "c":
-        return np.abs(data).astype(np.float64)
-    try:
-        return np.asarray(data, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None
-
-
-def _levels(finite: np.ndarray) -> tuple[float, float, bool]:
-    """Colour-scale limits over the finite values and whether the map diverges at zero."""
-    if not finite.size:
-        return 0.0, 1.0, False
-    lo, hi = float(finite.min()), float(finite.max())
-    if lo < 0 < hi:
-        m = max(-lo, hi)
-        return -m, m, True
-    if lo == hi:  # one colour; numpy's histogram widens a point range the same way
-        return lo - 0.5, hi + 0.5, False
-    return lo, hi, False
-
-
-def _hist_edges(lo: float, hi: float, bins: int) -> np.ndarray:
-    if not hi > lo:
-        lo, hi = lo - 0.5, hi + 0.5
-    return np.linspace(lo, hi, bins + 1)
-
-
-def _scalar_text(x: float, dtype: str) -> str:
-    """A summary's one value as its dtype writes it (the preview holds floats)."""
-    if dtype == "bool":
-        return str(bool(x))
-    if dtype.startswith(("int", "uint")) and math.isfinite(x):
-        return str(int(x))
-    if dtype.startswith("complex"):
-        return f"|z| = {x:.8g}"
-    return f"{x:.8g}"
 
 
 class ValueView(QtWidgets.QWidget):
@@ -280,10 +237,10 @@ class ValueView(QtWidgets.QWidget):
             self._show_message("not evaluated" + (f"\n{note}" if note else ""))
             self._set_tabs([])
             return
-        self.summary_label.setText(self._summary_text(summary))
-        self._set_bad(self._bad_text(summary.nan, summary.inf))
+        self.summary_label.setText(summary_text(summary))
+        self._set_bad(bad_text(summary.nan, summary.inf))
         if summary.shape == () and summary.preview:
-            self.scalar_label.setText(_scalar_text(summary.preview[0], summary.dtype))
+            self.scalar_label.setText(scalar_text(summary.preview[0], summary.dtype))
             self._show_page("scalar")
         elif any(summary.hist):  # all-zero bins: nothing finite to count
             self._set_histogram(summary)
@@ -309,23 +266,23 @@ class ValueView(QtWidgets.QWidget):
                 return
         elif raw.size != size:
             self._set_note(f"the array arrived with {raw.size:,} elements; "
-                           f"{_shape_text(value.shape)} has {size:,}")
+                           f"{shape_text(value.shape)} has {size:,}")
             return
         else:
             raw = raw.reshape(value.shape)
         s = self._summary
         if s is not None and s.shape != value.shape:
-            self._set_note(f"an array of {_shape_text(value.shape)} arrived for a variable of "
-                           f"{_shape_text(s.shape)}; not shown")
+            self._set_note(f"an array of {shape_text(value.shape)} arrived for a variable of "
+                           f"{shape_text(s.shape)}; not shown")
             return
         self._reset_data()
-        values = _plottable(raw)
+        values = plottable(raw)
         if s is None:  # no summary to keep: say what the array itself tells
             many = "element" if size == 1 else "elements"
             self.summary_label.setText(
                 f"{short_dtype(value.dtype)}[{','.join(map(str, value.shape))}]   "
-                f"{_shape_text(value.shape)}   {value.dtype}   {size:,} {many}")
-            self._set_bad(self._bad_text(*self._bad_counts(values)) if values is not None
+                f"{shape_text(value.shape)}   {value.dtype}   {size:,} {many}")
+            self._set_bad(bad_text(*bad_counts(values)) if values is not None
                           else "")
         notes = [self._value_note] if self._value_note else []
         if value.stride > 1:
@@ -357,7 +314,7 @@ class ValueView(QtWidgets.QWidget):
                                             else "index")
             kind = "line"
         else:
-            lo, hi, diverging = _levels(finite)
+            lo, hi, diverging = levels(finite)
             self._levels = (lo, hi)
             self.colorbar.setColorMap(DIVERGING_MAP if diverging else SEQUENTIAL_MAP)
             self._set_spins(values.shape[:-2])
@@ -583,32 +540,6 @@ class ValueView(QtWidgets.QWidget):
         self.bad_label.setText(text)
         self.bad_label.setVisible(bool(text))
 
-    @staticmethod
-    def _bad_counts(values: np.ndarray) -> tuple[int, int]:
-        return int(np.isnan(values).sum()), int(np.isinf(values).sum())
-
-    @staticmethod
-    def _bad_text(nan: int, inf: int) -> str:
-        parts = ([f"{nan:,} NaN"] if nan else []) + ([f"{inf:,} Inf"] if inf else [])
-        return "  ".join(parts)
-
-    @staticmethod
-    def _summary_text(s: ValueSummary) -> str:
-        if s.shape == ():  # the picture is the value itself
-            return f"{s.type_text}   scalar   {s.dtype}"
-        many = "element" if s.size == 1 else "elements"
-        lines = [f"{s.type_text}   {_shape_text(s.shape)}   {s.dtype}   {s.size:,} {many}"]
-        if s.min is None:
-            lines.append("no finite values" if s.size else "empty")
-        else:
-            of = " of |z|" if s.dtype.startswith("complex") else ""
-            lines.append(f"min {fmt_number(s.min)}   max {fmt_number(s.max)}   "
-                         f"mean {fmt_number(s.mean)}   std {fmt_number(s.std)}{of}")
-        if s.preview:
-            more = ", …" if s.size > len(s.preview) else ""
-            lines.append("values: " + ", ".join(fmt_number(v) for v in s.preview) + more)
-        return "\n".join(lines)
-
     def _set_tabs(self, kinds: list[str]) -> None:
         self._tab_kinds = list(kinds)
         self.tabs.blockSignals(True)
@@ -630,7 +561,7 @@ class ValueView(QtWidgets.QWidget):
 
     # histogram
     def _set_histogram(self, s: ValueSummary) -> None:
-        edges = _hist_edges(s.hist_lo, s.hist_hi, len(s.hist))
+        edges = hist_edges(s.hist_lo, s.hist_hi, len(s.hist))
         self._set_bars(edges, np.asarray(s.hist, dtype=float))
 
     def _set_array_histogram(self, finite: np.ndarray) -> None:

@@ -1,8 +1,8 @@
 """k-means in JAX for the animated demo: data, initialisations, recorded runs."""
 
+from workbench.api.kmeans import TUTORIAL_K
 from workbench.engine.kmeans.data import (
     TUTORIAL_BAD_INIT,
-    TUTORIAL_K,
     blobs,
     load_points,
     tutorial_points,

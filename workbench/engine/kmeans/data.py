@@ -25,8 +25,6 @@ TUTORIAL_BLOBS: tuple[tuple[int, tuple[float, float]], ...] = (
     (200, (0.5, 1.0)),
     (200, (-0.5, -1.0)),
 )
-# The notebook's num_clusters.
-TUTORIAL_K = 4
 # A "bad init" for the tutorial's points: the last centroid is so far away that
 # it never wins a point, so its cluster is empty in every frame and it stays put.
 TUTORIAL_BAD_INIT: tuple[tuple[float, float], ...] = (

@@ -1,0 +1,457 @@
+"""The GUI's side of the engine: a kernel process, its lifecycle, and requests that never block.
+
+``EngineClient()`` starts ``python -m workbench.engine.kernel`` on ``transport="ipc"``
+in a private runtime folder (``launch``): no TCP port is opened.
+``EngineClient(connection_file=..., ssh=...)`` attaches to a kernel started
+elsewhere (a GPU host; see the README), through an SSH tunnel if asked
+(``attach``). An attached kernel is interrupted through its control channel
+(``interrupt_request``: it may be on another machine); it is restarted only when
+the user asks (``restart()``), and one that dies is reported, never restarted
+(``supervision``).
+
+All socket work happens on the client's own thread (``transport``); ``request``
+only queues. Callbacks (``on_reply``, ``on_event``, ``on_state``, ``on_notice``,
+``on_output``) run on that thread: keep them short and hand over to your own
+thread (the GUI re-emits them as Qt signals).
+
+Lifecycle: starting -> idle <-> busy; ``stop()`` -> interrupting -> idle, or,
+if the kernel is still busy after ``stop_grace`` or its devices still have
+queued work, restarting -> idle with the last good editor source loaded again
+(``stop``). A kernel that dies is noticed within a poll interval, reported with
+its fault text and restarted; a crash loop stops the engine (dead) after
+``max_restarts``. A kernel whose heartbeat stops is unresponsive until it
+answers again; Stop restarts it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import uuid
+import weakref
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import zmq
+
+from workbench.api import codec
+from workbench.api import messages as p
+from workbench.api.state import Notice, NoticeKind, State
+from workbench.client import attach
+from workbench.client.core import Core
+from workbench.client.launch import KernelProcess, death_reason, private_connection_file
+from workbench.client.routing import Pending, Stats
+from workbench.client.stop import Stopper
+from workbench.client.supervision import CONNECT_TIMEOUT_S, CRASH_WINDOW_S, Supervisor
+
+
+class EngineClient:
+    """A kernel running the workbench engine, driven without ever blocking the caller."""
+
+    def __init__(
+        self,
+        connection_file: str | os.PathLike[str] | None = None,
+        *,
+        ssh: str | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+        on_state: Callable[[State], None] | None = None,
+        on_notice: Callable[[Notice], None] | None = None,
+        on_output: Callable[[p.Output], None] | None = None,
+        memory_limit: str = "auto",
+        output_limit: int | None = None,
+        max_restarts: int = 3,
+        stop_grace: float = 1.0,
+        heartbeat_timeout: float = 1.5,
+        crash_window: float = CRASH_WINDOW_S,
+        python: str = sys.executable,
+        kernel_args: Sequence[str] = (),
+        env: dict[str, str] | None = None,
+    ):
+        self.owned = connection_file is None
+        self.ssh = ssh
+        # How the window names the host of an attached kernel; None for our own.
+        self.host = None if connection_file is None else attach.host_label(connection_file, ssh)
+        self._core = core = Core(owned=self.owned, host=self.host, on_state=on_state,
+                                 on_notice=on_notice, on_output=on_output)
+        self.stats: Stats = core.stats
+        self._closing = False
+        self._last_source: p.LoadSource | None = None
+
+        self.runtime_dir: Path | None
+        self.given_connection_file: Path | None = None
+        self._process: KernelProcess | None = None
+        if connection_file is None:
+            self.runtime_dir, self.connection_file = private_connection_file()
+            self._process = KernelProcess(
+                self.runtime_dir, self.connection_file, core.stats, python=python,
+                memory_limit=memory_limit, output_limit=output_limit, kernel_args=kernel_args,
+                env=env)
+            core.transport.use_info(attach.read_connection_file(self.connection_file))
+        else:
+            # Read (and tunnelled) on the I/O thread: a bad file or host becomes a dead engine
+            # with its reason, an ssh prompt never blocks the caller.
+            self.runtime_dir = None
+            self.given_connection_file = Path(connection_file)
+            self.connection_file = self.given_connection_file
+        self._supervisor = Supervisor(
+            core, self._process, self._launch, given_connection_file=self.given_connection_file,
+            connect_timeout=connect_timeout, heartbeat_timeout=heartbeat_timeout,
+            crash_window=crash_window, max_restarts=max_restarts)
+        self._stopper = Stopper(core, self._process,
+                                lambda reason: self._supervisor.restart(reason, crash=False),
+                                stop_grace)
+
+        self._thread = threading.Thread(target=self._run, name="workbench-engine-client",
+                                        daemon=True)
+        _LIVE.add(self)
+        self._thread.start()
+
+    # ------------------------------------------------------------------ public API (any thread)
+
+    @property
+    def state(self) -> State:
+        return self._core.state
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def request(
+        self,
+        request: p.Request,
+        on_reply: Callable[[p.Reply], None] | None = None,
+        on_event: Callable[[p.Event], None] | None = None,
+        *,
+        key: str | None = None,
+    ) -> str:
+        """Queue ``request``; ``on_reply`` gets exactly one reply unless a later request with
+        the same ``key`` supersedes it first (then its reply is dropped). Returns its id."""
+        if not isinstance(request, p.Request):
+            raise TypeError(f"not a request: {request!r}")
+        data, buffers = codec.encode(request)
+        pending = Pending(request, on_reply, on_event, key)
+        if key is not None:
+            self._core.router.mark_sent(key, request.id)
+        self._call(lambda: self._submit(pending, data, buffers))
+        return request.id
+
+    def is_current(self, key: str, rid: str) -> bool:
+        """Whether ``rid`` is still the latest request sent with ``key``: a reply to an older
+        one, already on its way to another thread, is to be dropped there."""
+        return self._core.router.is_current(key, rid)
+
+    def call(self, request: p.Request, timeout: float = 30.0,
+             on_event: Callable[[p.Event], None] | None = None) -> p.Reply:
+        """Blocking convenience for scripts, tests and benchmarks (never from a GUI thread)."""
+        done = threading.Event()
+        box: list[p.Reply] = []
+
+        def on_reply(reply: p.Reply) -> None:
+            box.append(reply)
+            done.set()
+
+        self.request(request, on_reply, on_event)
+        if not done.wait(timeout):
+            raise TimeoutError(f"no reply to {type(request).__name__} within {timeout} s")
+        return box[0]
+
+    def stop(self) -> None:
+        """Interrupt what runs; restart the kernel if it is not idle within ``stop_grace``."""
+        self._call(self._stopper.stop)
+
+    def restart(self) -> None:
+        """Restart the kernel now and load the editor source again (resets the crash count).
+
+        An attached kernel is asked through its control channel (``shutdown_request``
+        with ``restart: true``); call this only when the user chose it.
+        """
+        self._call(lambda: self._supervisor.restart("restart requested", crash=False,
+                                                    manual=True))
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Shut the kernel down (if this client started it) and remove the runtime folder."""
+        if self._closing:
+            return
+        self._closing = True
+        self._core.transport.wake()
+        self._thread.join(timeout)
+        _LIVE.discard(self)
+
+    def __enter__(self) -> EngineClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ for tests
+
+    @property
+    def _info(self) -> dict[str, Any]:
+        return self._core.transport.info
+
+    @property
+    def _log_file(self) -> IO[bytes] | None:
+        return self._process.log_file if self._process is not None else None
+
+    @property
+    def _hb_last(self) -> float:
+        return self._core.transport.hb_last
+
+    @property
+    def _launched_at(self) -> float:
+        return self._core.launched_at
+
+    def _call(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` on the I/O thread (tests send hand-made messages with ``_submit``)."""
+        self._core.transport.call(fn)
+
+    # ------------------------------------------------------------------ the I/O thread
+
+    def _run(self) -> None:
+        core = self._core
+        try:
+            self._launch()
+            core.transport.serve(lambda: self._closing, self._on_message, self._tick)
+        except Exception:  # noqa: BLE001 - report, never hang the GUI
+            core.fail_all(p.EngineFailure, "engine client failed")
+            core.set_state(State.DEAD)
+            core.notice(NoticeKind.DEAD, "the engine client failed", traceback.format_exc())
+        finally:
+            self._shutdown()
+
+    def _launch(self) -> None:
+        """Start (or attach to) the kernel and connect; readiness arrives as messages."""
+        core = self._core
+        core.ready = core.got_info = core.iopub_seen = False
+        core.comm_id = uuid.uuid4().hex
+        core.router.clear_in_flight()
+        core.unresponsive = False
+        self._stopper.reset()
+        self._supervisor.launched()
+        core.transport.hb_ever = False
+        if not self.owned:
+            try:
+                self._attach()
+            except attach.AttachError as exc:
+                core.die(str(exc))
+                return
+        if self._process is not None:
+            self._process.launch()
+        core.transport.connect()
+        core.launched_at = time.monotonic()
+        core.send_kernel_info()
+        if not self.owned:  # answered even while the shell is busy: proves the key
+            core.transport.send("control", "kernel_info_request", {})
+
+    def _attach(self) -> None:
+        """Read the connection file and, with ``ssh``, tunnel to its ports (again after a
+        restart: jupyter_client's tunnels close with their last connection)."""
+        assert self.given_connection_file is not None
+        info = attach.read_connection_file(self.given_connection_file)
+        if self.ssh:
+            info = attach.tunnel(info, self.ssh)
+            if self.runtime_dir is None:
+                self.runtime_dir = Path(tempfile.mkdtemp(prefix="workbench-ssh-"))
+            self.connection_file = attach.write_tunnel_file(info, self.runtime_dir)
+        self._core.transport.use_info(info)
+
+    def _on_message(self, channel: str, msg: dict[str, Any]) -> bool:
+        """A signed message from the kernel; True when the sockets were replaced."""
+        core = self._core
+        core.heard = True
+        shutdown_id = self._supervisor.shutdown_id
+        if channel == "control" and msg["parent_header"].get("msg_id") == shutdown_id:
+            self._supervisor.reconnect_after_restart()
+            return True
+        session = msg["header"].get("session", "")
+        if core.stale_session is not None and session == core.stale_session:
+            return False  # the restarted kernel's old process, still answering
+        if channel == "iopub":
+            self._on_iopub(msg)
+        elif channel == "shell":
+            self._on_shell(msg)
+        return False
+
+    def _on_shell(self, msg: dict[str, Any]) -> None:
+        core = self._core
+        if msg["header"]["msg_type"] == "kernel_info_reply" and not core.ready:
+            core.kernel_session = msg["header"].get("session", "")
+            core.got_info = True
+            self._maybe_ready()
+
+    def _on_iopub(self, msg: dict[str, Any]) -> None:
+        core = self._core
+        core.iopub_seen = True
+        kind = msg["header"]["msg_type"]
+        content = msg.get("content", {})
+        parent = msg.get("parent_header", {}).get("msg_id", "")
+        if kind == "status":
+            core.router.status(parent, content.get("execution_state"))
+            self._maybe_ready()
+            core.refresh_state()
+        elif kind == "comm_msg" and content.get("comm_id") == core.comm_id:
+            self._on_comm(content.get("data"), msg.get("buffers") or [])
+        elif kind == "comm_close" and content.get("comm_id") == core.comm_id:
+            core.die("this kernel does not run the workbench engine "
+                     "(start it with python -m workbench.engine.kernel)")
+        else:
+            self._maybe_ready()
+
+    def _maybe_ready(self) -> None:
+        core = self._core
+        if core.ready or not core.got_info:
+            return
+        if not core.iopub_seen:
+            return
+        core.ready = True
+        self._supervisor.became_ready()
+        core.restart_until = None
+        core.stale_session = None
+        core.transport.send("shell", "comm_open",
+                            {"comm_id": core.comm_id, "target_name": p.COMM_TARGET, "data": {}})
+        if self._supervisor.incarnation > 1 or not self.owned:
+            self._reload()
+        for data, buffers in core.router.take_outbox():
+            # Those superseded (same key) or stopped while the kernel started are gone.
+            core.send_comm(data, buffers)
+        core.refresh_state()
+
+    def _reload(self) -> None:
+        """Load the last good editor source again, silently (after a restart or attach)."""
+        core, supervisor = self._core, self._supervisor
+        if self._last_source is None:
+            if supervisor.reload_notice is not None:
+                core.emit(core.on_notice, supervisor.reload_notice)
+                supervisor.reload_notice = None
+            return
+        request = p.LoadSource(source=self._last_source.source,
+                               filename=self._last_source.filename)
+        data, buffers = codec.encode(request)
+        core.router.add(Pending(request, None, None, None, quiet=True))
+        supervisor.reload_id = request.id
+        core.send_comm(data, buffers)
+
+    def _submit(self, pending: Pending, data: dict[str, Any], buffers: list[Any]) -> None:
+        core = self._core
+        rid = pending.request.id
+        if core.state == State.DEAD:
+            core.emit(pending.on_reply, p.EngineFailure(
+                rid, core.dead_reason or "the engine is not running"))
+            return
+        core.router.add(pending)
+        if core.ready:
+            core.send_comm(data, buffers)
+        else:
+            core.router.outbox.append((rid, data, buffers))
+        core.refresh_state()
+
+    def _on_comm(self, data: Any, buffers: list[Any]) -> None:
+        core = self._core
+        try:
+            value = codec.decode(data, buffers)
+        except codec.ProtocolError as exc:
+            bad_id = data.get("body", {}).get("fields", {}).get("id") if isinstance(data, dict) \
+                else None
+            if isinstance(bad_id, str) and bad_id in core.router.pending:
+                self._finish(core.router.pending.pop(bad_id),
+                             p.EngineFailure(bad_id, f"bad reply: {exc}"))
+            return
+        rid = getattr(value, "id", "")
+        if isinstance(value, p.Output) and value.background:
+            core.emit(core.on_output, value)  # a thread's, not the request's: the console's
+            return
+        if isinstance(value, p.Event):
+            waiting = core.router.pending.get(rid)
+            if waiting is None:
+                return
+            if waiting.on_event is not None:
+                core.emit(waiting.on_event, value)
+            elif isinstance(value, p.Output) and not waiting.quiet:
+                core.emit(core.on_output, value)
+            return
+        pending = core.router.take(rid)
+        if pending is None:
+            return
+        self._finish(pending, value)
+        core.refresh_state()
+
+    def _finish(self, pending: Pending, reply: p.Reply) -> None:
+        core, supervisor = self._core, self._supervisor
+        request = pending.request
+        if pending.internal:
+            core.emit(pending.on_reply, reply)
+            return
+        ok = isinstance(reply, p.Result)
+        supervisor.answered(request.id, pending.quiet, ok)
+        core.router.answered(pending)
+        if isinstance(request, p.LoadSource) and ok:
+            self._last_source = request
+        if pending.quiet:
+            notice = supervisor.reload_notice or Notice(NoticeKind.RESTARTED, "engine restarted")
+            supervisor.reload_notice = None
+            if ok:
+                core.emit(core.on_notice, Notice(notice.kind,
+                                                 notice.message + ", definitions reloaded",
+                                                 notice.fault, reloaded=True))
+            else:
+                core.emit(core.on_notice, notice)
+                core.notice(NoticeKind.RELOAD_FAILED,
+                            "the editor source could not be loaded again: "
+                            + p.reply_text(reply))
+            return
+        core.emit(pending.on_reply, reply)
+
+    def _tick(self) -> None:
+        core = self._core
+        now = time.monotonic()
+        if core.state == State.DEAD:
+            return
+        if self._process is not None and self._process.exited():
+            self._supervisor.on_death(death_reason(self._process.returncode))
+            return
+        if core.ready or not self.owned:
+            self._supervisor.heartbeat(now)
+            if core.state == State.DEAD:
+                return
+        if not self.owned and not core.ready and self._supervisor.check_attaching(now):
+            return
+        if not core.ready and core.got_info and now - core.info_sent_at > 0.2:
+            core.send_kernel_info()  # iopub not subscribed yet: status messages prove it
+        self._stopper.tick(now)
+        if self._process is not None:
+            self._process.cap_log()
+
+    def _shutdown(self) -> None:
+        core = self._core
+        transport = core.transport
+        if not self.owned and core.ready and core.state != State.DEAD:
+            # The kernel lives on: close our comm there, or its endpoint stays behind.
+            with contextlib.suppress(zmq.ZMQError):
+                transport.send("shell", "comm_close", {"comm_id": core.comm_id, "data": {}})
+                transport.sockets["shell"].close(linger=500)
+        transport.close_sockets()
+        if self._process is not None:
+            self._process.terminate()
+        if self.runtime_dir is not None:
+            shutil.rmtree(self.runtime_dir, ignore_errors=True)
+        core.fail_all(p.Cancelled, "engine closed")
+        core.state = State.DEAD
+        transport.close()
+
+
+_LIVE: weakref.WeakSet[EngineClient] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for client in list(_LIVE):
+        with contextlib.suppress(Exception):
+            client.close(2.0)

@@ -1,0 +1,130 @@
+"""Requests in flight: pending replies by id, superseding by key, the outbox before the kernel is
+ready, and which shell messages keep the kernel busy.
+
+Everything but ``mark_sent`` and ``is_current`` belongs to the client's I/O thread.
+Those two run on the caller's thread, so that a reply already handed to another
+thread (the GUI's queue) can still be dropped when a newer request of its key
+went out after it arrived.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.api import messages as p
+
+
+@dataclass
+class Pending:
+    """A request waiting for its reply, and whom to tell."""
+
+    request: p.Request
+    on_reply: Callable[[p.Reply], None] | None
+    on_event: Callable[[p.Event], None] | None
+    key: str | None
+    quiet: bool = False  # the silent reload after a restart
+    internal: bool = False  # the client's own (Stop's device probe): no notices, no counts
+
+
+class Stats:
+    """What happened to a client, counted for tests and benchmarks."""
+
+    def __init__(self) -> None:
+        self.dropped_replies = 0
+        self.restarts = 0
+        self.crashes = 0
+        self.log_rotations = 0
+
+
+class Router:
+    """The pending requests of one client, who supersedes whom, and what keeps the kernel busy."""
+
+    def __init__(self, stats: Stats) -> None:
+        self.stats = stats
+        self.pending: dict[str, Pending] = {}
+        self.outbox: list[tuple[str, dict[str, Any], list[Any]]] = []
+        self.outstanding: set[str] = set()  # our shell messages not yet idle
+        self.busy_parents: set[str] = set()  # anyone's, from iopub status
+        self._latest: dict[str, str] = {}  # per key, the pending request sent last
+        self._abandoned: set[str] = set()
+        self._current: dict[str, str] = {}  # per key, the id of the request sent last (any thread)
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ any thread
+
+    def mark_sent(self, key: str, rid: str) -> None:
+        """``rid`` is now the request of ``key`` whose reply counts (called as it is queued)."""
+        with self._lock:
+            self._current[key] = rid
+
+    def is_current(self, key: str, rid: str) -> bool:
+        """Whether no request of ``key`` went out after ``rid``: its reply is still wanted."""
+        with self._lock:
+            return self._current.get(key) == rid
+
+    # ------------------------------------------------------------------ the I/O thread
+
+    @property
+    def busy(self) -> bool:
+        """Something of ours, or anyone's, is still running in the kernel."""
+        return bool(self.pending or self.outstanding or self.busy_parents)
+
+    def add(self, pending: Pending) -> None:
+        """Wait for ``pending``'s reply; an older request of its key is abandoned."""
+        rid = pending.request.id
+        if pending.key is not None:
+            old = self._latest.get(pending.key)
+            if old is not None and old in self.pending:
+                del self.pending[old]
+                self._abandoned.add(old)
+            self._latest[pending.key] = rid
+        self.pending[rid] = pending
+
+    def take(self, rid: str) -> Pending | None:
+        """The pending request ``rid`` answers, removed; None for an abandoned (counted) or
+        unknown one."""
+        pending = self.pending.pop(rid, None)
+        if pending is None and rid in self._abandoned:
+            self._abandoned.discard(rid)
+            self.stats.dropped_replies += 1
+        return pending
+
+    def answered(self, pending: Pending) -> None:
+        """``pending`` got its reply: its key has no request in flight any more."""
+        key, rid = pending.key, pending.request.id
+        if key is not None and self._latest.get(key) == rid:
+            del self._latest[key]
+
+    def abandon_all(self) -> dict[str, Pending]:
+        """Forget every pending request (their late replies are dropped); return them."""
+        pending, self.pending = self.pending, {}
+        self._latest.clear()
+        self._abandoned.update(pending)
+        return pending
+
+    def take_outbox(self) -> list[tuple[dict[str, Any], list[Any]]]:
+        """What was queued before the kernel was ready and is still wanted, emptied."""
+        ready = [(data, buffers) for rid, data, buffers in self.outbox if rid in self.pending]
+        self.outbox.clear()
+        return ready
+
+    def status(self, parent: str, execution_state: str | None) -> None:
+        """An iopub status message: ``parent`` runs, or is done."""
+        if execution_state == "busy":
+            self.busy_parents.add(parent)
+        elif execution_state == "idle":
+            self.busy_parents.discard(parent)
+            self.outstanding.discard(parent)
+
+    def forget(self, msg_id: str) -> None:
+        """``msg_id`` no longer keeps the kernel busy (Stop's probe, answered)."""
+        self.outstanding.discard(msg_id)
+        self.busy_parents.discard(msg_id)
+
+    def clear_in_flight(self) -> None:
+        """A new connection: no shell message of the old one is running."""
+        self.outstanding.clear()
+        self.busy_parents.clear()

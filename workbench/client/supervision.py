@@ -1,0 +1,200 @@
+"""Keeping the engine alive, or saying why it is not: the heartbeat, deaths and crash loops,
+restarts of our own kernel, and the restart an attached kernel's user asks for.
+
+A kernel that dies (exit, abort, segfault, SIGKILL) is reported with its fault
+text and restarted; crashes during a reload or shortly after it count as a crash
+loop, which stops the engine (dead) after ``max_restarts``. A kernel whose
+heartbeat stops (SIGSTOP, a deadlock in C code) is unresponsive until it answers
+again. An attached kernel is restarted only when the user asks
+(``shutdown_request`` with ``restart: true``, answered by the workbench kernel
+starting afresh on the same ports), and one that dies is reported, never
+restarted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from workbench.api import messages as p
+from workbench.api.state import Notice, NoticeKind, State
+from workbench.client.core import Core
+from workbench.client.launch import KernelProcess
+
+CRASH_WINDOW_S = 15.0  # a crash this soon after a reload, with no success since, is a loop
+CONNECT_TIMEOUT_S = 5.0  # an attached kernel that answers nothing signed by then: wrong key
+RESTART_TIMEOUT_S = 60.0  # an attached kernel asked to restart must answer again within this
+SHUTDOWN_REPLY_WAIT_S = 2.0  # then reconnect even without the old process's shutdown_reply
+INFO_RESEND_S = 0.5  # an attached kernel's kernel_info_request, again until one answers
+
+
+class Supervisor:
+    """Watches one client's kernel; ``launch()`` starts (or reconnects to) it again."""
+
+    def __init__(self, core: Core, process: KernelProcess | None, launch: Callable[[], None], *,
+                 given_connection_file: Path | None, connect_timeout: float,
+                 heartbeat_timeout: float, crash_window: float, max_restarts: int) -> None:
+        self.core = core
+        self.process = process
+        self.launch = launch
+        self.given_connection_file = given_connection_file
+        self.connect_timeout = connect_timeout
+        self.heartbeat_timeout = heartbeat_timeout
+        self.crash_window = crash_window
+        self.max_restarts = max_restarts
+        self.crashes_in_row = 0
+        self.ready_since = 0.0
+        self.reload_id: str | None = None  # the silent reload after a restart, in flight
+        self.reload_done_at = 0.0
+        self.reload_notice: Notice | None = None  # said once the reload answers
+        self.answered_since_launch = False
+        self.shutdown_id: str | None = None  # our shutdown_request, its reply not yet seen
+        self.shutdown_sent_at = 0.0
+
+    @property
+    def incarnation(self) -> int:
+        return self.process.incarnation if self.process is not None else 0
+
+    # ------------------------------------------------------------------ what the client tells
+
+    def launched(self) -> None:
+        self.answered_since_launch = False
+
+    def became_ready(self) -> None:
+        self.ready_since = time.monotonic()
+
+    def answered(self, rid: str, quiet: bool, ok: bool) -> None:
+        """A reply of ours arrived (``quiet``: the reload's; ``ok``: a result)."""
+        if rid == self.reload_id:
+            self.reload_id = None
+            self.reload_done_at = time.monotonic()
+        if not quiet and ok:
+            self.answered_since_launch = True
+
+    # ------------------------------------------------------------------ every turn
+
+    def heartbeat(self, now: float) -> None:
+        """Ping; an attached kernel silent past the timeout is dead, ours unresponsive."""
+        core = self.core
+        transport = core.transport
+        transport.ping(now)
+        silent = now - transport.hb_last > self.heartbeat_timeout
+        if not core.owned:
+            if silent and core.restart_until is None:
+                where = transport.info.get("ip", "?")
+                if transport.hb_ever or core.heard:
+                    core.die(f"lost contact with the kernel on {core.host} (no heartbeat for "
+                             f"{self.heartbeat_timeout:g} s): it died or the network is down; "
+                             "start it again on its host and reconnect")
+                else:
+                    core.die(f"nothing answers at {where} (the ports in "
+                             f"{self.given_connection_file}): is the kernel running?")
+            return
+        # Ours is alive (we would have seen it exit) but may be frozen: say so, keep it.
+        if silent and not core.unresponsive:
+            core.unresponsive = True
+            core.refresh_state()
+            core.notice(NoticeKind.UNRESPONSIVE, "the engine is not responding (no heartbeat for "
+                        f"{self.heartbeat_timeout:g} s: stopped, or stuck in native code); "
+                        "Stop restarts it")
+        elif not silent and core.unresponsive:
+            core.unresponsive = False
+            core.refresh_state()
+            core.notice(NoticeKind.RESPONDING, "the engine is responding again")
+
+    def check_attaching(self, now: float) -> bool:
+        """An attached kernel not ready yet: resend, or give up with the reason; True if dead."""
+        core = self.core
+        if core.restart_until is not None:
+            if now > core.restart_until:
+                core.die(f"the kernel on {core.host} did not come back within "
+                         f"{RESTART_TIMEOUT_S:g} s of its restart; start it again on its host")
+                return True
+            if self.shutdown_id is not None:
+                if now - self.shutdown_sent_at > SHUTDOWN_REPLY_WAIT_S:
+                    self.reconnect_after_restart()
+                return False
+        elif not core.heard and now - core.launched_at > self.connect_timeout:
+            core.die(f"no answer from the kernel in {self.given_connection_file}: wrong key, "
+                     "or not a workbench kernel?")
+            return True
+        if not core.got_info and now - core.info_sent_at > INFO_RESEND_S:
+            core.send_kernel_info()  # the first may have gone to a process that is gone
+        return False
+
+    # ------------------------------------------------------------------ death and restart
+
+    def on_death(self, reason: str) -> None:
+        """Our kernel exited: report it with its fault text, restart it unless it loops."""
+        core = self.core
+        assert self.process is not None
+        fault = self.process.fault_text()
+        core.stats.crashes += 1
+        now = time.monotonic()
+        # Crashes the user causes minutes apart are separate; one that comes back while
+        # the restarted kernel starts, reloads, or right after, is a loop.
+        reloading = self.reload_id is not None and self.reload_id in core.router.pending
+        settled_at = max(self.reload_done_at, self.ready_since)
+        in_loop = self.incarnation > 1 and not self.answered_since_launch and (
+            not core.ready or reloading or now - settled_at < self.crash_window)
+        self.crashes_in_row = self.crashes_in_row + 1 if in_loop else 1
+        message = f"the engine died: {reason}"
+        core.fail_all(p.EngineFailure, message, fault, crashed=True)
+        if self.crashes_in_row > self.max_restarts:
+            core.set_state(State.DEAD)
+            core.notice(NoticeKind.DEAD,
+                        f"{message}; it crashed {self.crashes_in_row} times in a row, "
+                        "so it was not restarted (use Restart engine)", fault)
+            return
+        core.notice(NoticeKind.CRASHED, message, fault)
+        self.restart(reason, crash=True)
+
+    def restart(self, reason: str, *, crash: bool, manual: bool = False) -> None:
+        """Kill and start our kernel again (an attached one only when the user asks)."""
+        core = self.core
+        if not core.owned:
+            if manual:
+                self._restart_attached()
+            return  # never on our own: the kernel is not ours
+        assert self.process is not None
+        if manual:
+            self.crashes_in_row = 0
+        core.set_state(State.RESTARTING)
+        core.interrupt_deadline = None
+        self.reload_id = None
+        core.fail_all(p.EngineFailure if crash else p.Cancelled, f"engine restarted ({reason})",
+                      crashed=crash)
+        self.process.kill()
+        core.stats.restarts += 1
+        self.reload_notice = Notice(NoticeKind.RESTARTED, "engine restarted")
+        self.launch()
+
+    def _restart_attached(self) -> None:
+        """Ask the attached kernel to restart itself; it comes back on the same ports."""
+        core = self.core
+        if core.state == State.DEAD:
+            core.notice(NoticeKind.DEAD,
+                        f"the kernel on {core.host} cannot be restarted from here: "
+                        f"{core.dead_reason or 'it is gone'}")
+            return
+        if core.state == State.RESTARTING or not core.ready:
+            return
+        core.set_state(State.RESTARTING)
+        core.interrupt_deadline = None
+        self.reload_id = None
+        core.fail_all(p.Cancelled, "engine restarted (restart requested)")
+        self.shutdown_id = core.transport.send("control", "shutdown_request", {"restart": True})
+        self.shutdown_sent_at = time.monotonic()
+        core.stale_session = core.kernel_session
+        core.restart_until = time.monotonic() + RESTART_TIMEOUT_S
+        core.ready = core.got_info = core.iopub_seen = False
+        core.stats.restarts += 1
+        self.reload_notice = Notice(NoticeKind.RESTARTED, f"the kernel on {core.host} restarted")
+
+    def reconnect_after_restart(self) -> None:
+        """The old process answered the shutdown (or took too long): connect to the new one."""
+        if self.shutdown_id is None:
+            return
+        self.shutdown_id = None
+        self.launch()

@@ -1,0 +1,1 @@
+"""Models and controllers: the session, requests, trace and lesson controllers (no widgets)."""

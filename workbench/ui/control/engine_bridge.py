@@ -1,0 +1,156 @@
+"""The engine client seen from Qt: its callbacks re-emitted as signals on the GUI thread.
+
+``EngineClient`` calls back from its own I/O thread; every callback here is
+handed to the GUI thread through a queued signal, so widgets only ever see
+engine replies in the Qt event loop and the GUI never blocks on the engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+from workbench.api import messages as p
+
+if TYPE_CHECKING:  # jupyter_client and zmq load in start(), after the window's first frame
+    from workbench.client.engine_client import EngineClient
+
+ReplyHandler = Callable[[p.Reply], None]
+EventHandler = Callable[[p.Event], None]
+
+
+class EngineBridge(QObject):
+    """Owns one EngineClient; requests take callbacks that run on the GUI thread."""
+
+    sig_state_changed = Signal(str)
+    """The lifecycle state changed: starting, idle, busy, interrupting, restarting, dead."""
+    sig_notice = Signal(object)
+    """Something the user should read (a crash, a restart): an ``api.state.Notice``."""
+    sig_output = Signal(object)
+    """User stdout/stderr from the engine: a ``messages.Output``."""
+    sig_request_sent = Signal(object)
+    """A request went to the engine (the ``messages.Request``)."""
+    _sig_call = Signal(object, object)
+
+    def __init__(self, parent: QObject | None = None, *,
+                 client_factory: Callable[..., EngineClient] | None = None,
+                 **client_options: Any):
+        """``client_options`` go to ``EngineClient``; ``connection_file`` (and ``ssh``) attach
+        to a kernel started elsewhere instead of starting one. ``client_factory`` builds
+        another client in its place, with the same callbacks (tests: an in-process engine)."""
+        super().__init__(parent)
+        self._client_factory = client_factory
+        self._client_options = client_options
+        connection_file = client_options.get("connection_file")
+        self.host: str | None = None  # the attached kernel's host; None for our own kernel
+        if connection_file is not None:
+            from workbench.client.attach import host_label
+
+            self.host = host_label(connection_file, client_options.get("ssh"))
+        self._client: EngineClient | None = None
+        self._state = "starting"
+        self._sig_call.connect(self._on_call, Qt.ConnectionType.QueuedConnection)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """Start the kernel (returns at once; the state moves to idle when it answers)."""
+        if self._client is not None:
+            return
+        factory = self._client_factory
+        if factory is None:
+            from workbench.client.engine_client import EngineClient
+
+            factory = EngineClient
+        self._client = factory(
+            on_state=lambda s: self._post(self._on_state, str(s)),
+            on_notice=lambda n: self._post(self.sig_notice.emit, n),
+            on_output=lambda o: self._post(self.sig_output.emit, o),
+            **self._client_options,
+        )
+
+    @property
+    def state(self) -> str:
+        return self._state
+
+    @property
+    def client(self) -> EngineClient | None:
+        return self._client
+
+    @property
+    def connection_file(self) -> str | None:
+        path = self._client.connection_file if self._client is not None else None
+        return str(path) if path is not None else None
+
+    def stop(self) -> None:
+        if self._client is not None:
+            self._client.stop()
+
+    def restart(self) -> None:
+        if self._client is not None:
+            self._client.restart()
+
+    def close(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            client.close()
+
+    # ------------------------------------------------------------------ requests
+
+    def request(
+        self,
+        request: p.Request,
+        on_reply: ReplyHandler | None = None,
+        on_event: EventHandler | None = None,
+        *,
+        key: str | None = None,
+    ) -> str:
+        """Send ``request``; ``on_reply``/``on_event`` run later on the GUI thread.
+
+        A later request with the same ``key`` supersedes this one: its reply is dropped,
+        also when it had already arrived and was waiting for the GUI thread.
+        """
+        if self._client is None:
+            self.start()
+        client = self._client
+        assert client is not None
+
+        def deliver(reply: p.Reply) -> None:
+            # The client owns superseding: a newer request of this key may have gone out
+            # after this reply came in, while it waited for the GUI thread.
+            if key is not None and not client.is_current(key, request.id):
+                return
+            assert on_reply is not None
+            on_reply(reply)
+
+        reply_cb = (lambda r: self._post(deliver, r)) if on_reply else None
+        event_cb = (lambda e: self._post(on_event, e)) if on_event else None
+        rid = client.request(request, reply_cb, event_cb, key=key)
+        self.sig_request_sent.emit(request)
+        return rid
+
+    def _post(self, fn: Callable[[Any], None], arg: Any) -> None:
+        """Queue ``fn(arg)`` for the GUI thread, from the client's I/O thread.
+
+        A bridge deleted with its window before its client was closed has no
+        signal left to emit; the late reply or notice then has nobody to tell.
+        """
+        with contextlib.suppress(RuntimeError):  # "Signal source has been deleted"
+            self._sig_call.emit(fn, arg)
+
+    # ------------------------------------------------------------------ slots
+
+    @Slot(object, object)
+    def _on_call(self, fn: Callable[[Any], None], arg: Any) -> None:
+        fn(arg)
+
+    def _on_state(self, state: str) -> None:
+        if state != self._state:
+            self._state = state
+            self.sig_state_changed.emit(state)
+
+
+__all__ = ["EngineBridge"]

@@ -1,0 +1,1 @@
+"""A lesson in the window: its controller, its panel, and its edits kept on disk."""

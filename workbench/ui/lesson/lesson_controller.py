@@ -1,0 +1,601 @@
+"""A lesson in the window: which step is shown, what the teacher changed, what each step runs.
+
+Selecting a code step puts its code (the teacher's edit, else the lesson's) in the
+editor, loads it in the engine under the step's own filename keeping earlier
+steps' names (as a notebook's cells do), runs it at once and applies its
+directive: the function, arguments and transforms chosen, the panel that shows it
+brought to the front and, for plot, time and k-means, filled in and started.
+A text-only step only shows its text: the editor keeps the code of the step
+before, and edits there still belong to that step.
+
+Nothing runs when a lesson opens. A lesson from outside the bundled ones asks
+once, the first time a step would run, before its code even reaches the editor, and
+the answer "yes" is remembered per resolved path in the settings. "No" runs nothing
+(no load, trace, values, live mode or directive) until the lesson is opened again:
+the step's code is shown as text and live mode is held, so an edit does not run it
+either; only Run does, as the user's own explicit choice.
+
+Edits are kept per step while the lesson is open, marked in the list, and
+written back in the lesson's own format by Save lesson; a failed write keeps them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from PySide6.QtCore import QFileSystemWatcher, QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QStatusBar, QWidget
+
+from workbench.api import messages as p
+from workbench.lessons import (
+    CallDirective,
+    KMeansDirective,
+    Lesson,
+    LessonError,
+    PlotDirective,
+    Step,
+    TimeDirective,
+    is_bundled,
+    read_lesson,
+    write_lesson,
+)
+from workbench.lessons.plan import curve_requests, judge, kmeans_request, time_request
+from workbench.ui.control.trace_controller import TraceController
+from workbench.ui.editor.call_controls import CallControls
+from workbench.ui.editor.editor import CodeEditor
+from workbench.ui.lesson.lesson_edits import LessonEdits
+from workbench.ui.lesson.lesson_panel import LessonPanel
+from workbench.ui.panels.jaxpr_panel import JaxprPanel
+from workbench.ui.storage.document import DocumentController
+from workbench.ui.storage.settings import Settings
+
+if TYPE_CHECKING:  # the panels load pyqtgraph: built after the window's first paint
+    from workbench.ui.panels.kmeans_panel import KMeansPanel
+    from workbench.ui.panels.plot_panel import FunctionPlotPanel
+    from workbench.ui.panels.timing_panel import TimingPanel
+
+
+
+class LessonHost(Protocol):
+    """What a lesson needs of the window it is open in, and nothing more."""
+
+    def show_message(self, text: str, rich: bool = False) -> None: ...
+    def show_panel(self, dock_name: str) -> None: ...
+    def lesson_panels(self) -> LessonPanels: ...
+    def statusBar(self) -> QStatusBar: ...  # noqa: N802 (Qt's name)
+    def setWindowTitle(self, title: str) -> None: ...  # noqa: N802 (Qt's name)
+    def windowTitle(self) -> str: ...  # noqa: N802 (Qt's name)
+
+
+@dataclass(frozen=True)
+class LessonPanels:
+    """The panels a directive fills (built on first use)."""
+
+    plot: FunctionPlotPanel
+    timing: TimingPanel
+    kmeans: KMeansPanel
+
+NOT_RUN = ("not run: you chose not to run this lesson's code. Its code is in the editor: "
+           "press Run to run it anyway, or open the lesson again to be asked again")
+FAILED_ON_PURPOSE = "this step fails on purpose"
+PAUSED = "lesson open: pick a step (PageDown) to run its code"
+GONE = ("the lesson file is gone from disk: the lesson stays open from memory, and "
+        "Save lesson writes it again")
+DOCKS = {"values": "graphDock", "plot": "plotDock", "time": "timingDock",
+         "kmeans": "kmeansDock"}
+
+
+class LessonController(QObject):
+    """The open lesson, its current step and the teacher's edits; drives the window."""
+
+    sig_opened = Signal(object)
+    """A lesson was opened (the ``Lesson``)."""
+    sig_closed = Signal()
+    """The lesson was closed."""
+    sig_step_changed = Signal(int)
+    """Step N (from 1) is now the current step."""
+    sig_edits_changed = Signal()
+    """The set of edited steps, or the code of one, changed."""
+    sig_message = Signal(str)
+    """The lesson panel's message changed ("" when there is nothing to say)."""
+    sig_saved = Signal(str)
+    """The lesson was written to this path."""
+
+    def __init__(self, host: LessonHost, parent: QWidget, panel: LessonPanel,
+                 document: DocumentController, editor: CodeEditor, tracer: TraceController,
+                 controls: CallControls, settings: Settings, jaxpr: JaxprPanel):
+        super().__init__(parent)
+        self.host = host
+        self.parent_widget = parent
+        self.document = document
+        self.editor = editor
+        self.tracer = tracer
+        self.controls = controls
+        self.settings = settings
+        self.jaxpr = jaxpr
+        self.panel = panel
+        self.lesson: Lesson | None = None
+        self.current = 0
+        """The step shown (0 before the first is picked)."""
+        self.editor_step = 0
+        """The code step whose code is in the editor (0: none yet)."""
+        self.codes: dict[int, str] = {}
+        """The teacher's code of each edited step, by step number."""
+        self._notes: dict[int, str] = {}  # per step: how its last run went
+        self._pending: int | None = None  # the step whose LoadSource is on its way
+        self._placing = False
+        self._trusted = False
+        self._declined = False
+        self._gone = False
+        autosave = document.autosave
+        self.edits = LessonEdits(autosave.root if autosave.off_reason is None else None, self)
+        """The edits, kept on disk too until saved or discarded (a crash loses none)."""
+        self.sig_edits_changed.connect(lambda: self.edits.update(self.codes))
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.fileChanged.connect(self._on_file_changed)
+        panel.sig_step_chosen.connect(self.go_to)
+        panel.sig_next.connect(self.next_step)
+        panel.sig_previous.connect(self.previous_step)
+        panel.sig_reset_step.connect(self.reset_step)
+        editor.textChanged.connect(self._on_editor_changed)
+        tracer.sig_loaded.connect(self._on_loaded)
+        tracer.sig_failed.connect(self._on_failed)
+        tracer.sig_no_functions.connect(self._on_succeeded)
+        tracer.session.sig_traced.connect(self._on_succeeded)
+
+    # ------------------------------------------------------------------ opening, closing
+
+    @property
+    def is_open(self) -> bool:
+        return self.lesson is not None
+
+    def open(self, path: str | os.PathLike[str]) -> bool:
+        """Open a lesson; nothing runs until a step is picked. False (and one message) when
+        it cannot be read or the user keeps what is open."""
+        try:
+            lesson = read_lesson(path)
+        except LessonError as exc:
+            self.host.show_message(f"cannot open the lesson: {exc}")
+            self.host.statusBar().showMessage(f"cannot open the lesson: {exc}", 8000)
+            return False
+        if self.lesson is not None:
+            if not self.confirm_discard():
+                return False
+            self.edits.forget()
+        elif not self.document.confirm_discard():
+            return False
+        self._set_lesson(lesson)
+        self.tracer.keep_names = True
+        self._place("")
+        self.tracer.pause_live(PAUSED)
+        self.sig_opened.emit(lesson)
+        return True
+
+    def close(self) -> bool:
+        """Close the lesson (asking first about unsaved edits); the editor keeps its text as
+        an untitled buffer. False when the user cancels."""
+        if self.lesson is None:
+            return True
+        if not self.confirm_discard():
+            return False
+        self.edits.forget()
+        self._unwatch()
+        self.lesson = None
+        self.codes = {}
+        self._notes = {}
+        self.current = self.editor_step = 0
+        self._pending = None
+        self.tracer.keep_names = False
+        self.document.show_detached(self.editor.toPlainText())
+        self.sig_closed.emit()
+        return True
+
+    def _set_lesson(self, lesson: Lesson) -> None:
+        self._unwatch()
+        self.lesson = lesson
+        self.codes = {}
+        self._notes = {}
+        self.current = self.editor_step = 0
+        self._pending = None
+        self._trusted = is_bundled(lesson.path) or self._remembered(lesson.path)
+        self._declined = False
+        self._gone = False
+        kept = self.edits.load(lesson.path)
+        self.codes = {n: code for n, code in kept.items() if 1 <= n <= len(lesson.steps)
+                      and lesson.step(n).has_code and lesson.step(n).code != code}
+        if self.codes:
+            self._notes[-1] = (f"your unsaved edits of {len(self.codes)} step(s) from last "
+                               "time are back (marked ●): Save lesson keeps them, Reset step "
+                               "drops one")
+        self._watch()
+        count = len(lesson.steps)
+        overview = (f"# {lesson.title}\n\n{count} steps. Press **PageDown** (or Next) to "
+                    "start: each code step opens in the editor and runs when you select it.")
+        self.panel.set_lesson(lesson.title, lesson.steps, overview)
+        self._refresh()
+
+    # ------------------------------------------------------------------ moving
+
+    def next_step(self) -> None:
+        if self.lesson is not None and self.current < len(self.lesson.steps):
+            self.go_to(self.current + 1)
+
+    def previous_step(self) -> None:
+        if self.current > 1:
+            self.go_to(self.current - 1)
+
+    def go_to(self, number: int) -> None:
+        """Show step ``number``; a code step's code goes into the editor and runs."""
+        lesson = self.lesson
+        if lesson is None or not 1 <= number <= len(lesson.steps):
+            return
+        self._check_file()
+        step = lesson.step(number)
+        self.current = number
+        self.panel.set_current(number)
+        if step.has_code:
+            self.editor_step = number
+            self._show_and_run(step, self.codes.get(number, step.code))
+        self._refresh()
+        self.sig_step_changed.emit(number)
+
+    def reset_step(self) -> None:
+        """The lesson's own code back in the editor for the step there, run again."""
+        lesson, number = self.lesson, self.editor_step
+        if lesson is None or number == 0:
+            return
+        self.codes.pop(number, None)
+        step = lesson.step(number)
+        self._show_and_run(step, step.code)
+        self._refresh()
+        self.sig_edits_changed.emit()
+
+    # ------------------------------------------------------------------ saving
+
+    def has_unsaved_edits(self) -> bool:
+        return bool(self.codes)
+
+    def confirm_discard(self) -> bool:
+        """Ask to save the lesson's edits first; False when the user cancels."""
+        if not self.codes or not self.document.ask:
+            return True
+        box = QMessageBox(
+            QMessageBox.Icon.Question, "Unsaved lesson edits",
+            f"Save your edits of {len(self.codes)} step(s) into the lesson first?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel, self.parent_widget)
+        box.setObjectName("lessonUnsavedDialog")
+        answer = box.exec()
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def save(self) -> bool:
+        """Write the edits into the lesson file, in its own format; a bundled lesson is saved
+        elsewhere (Save As), the workbench's own copy stays as shipped."""
+        lesson = self.lesson
+        if lesson is None:
+            return False
+        if is_bundled(lesson.path):
+            return self.save_as_dialog()
+        return self.save_to(lesson.path)
+
+    def is_modified(self) -> bool:
+        return self.has_unsaved_edits()
+
+    def save_as(self) -> bool:
+        return self.save_as_dialog()
+
+    def save_as_dialog(self) -> bool:
+        lesson = self.lesson
+        if lesson is None:
+            return False
+        if not self.document.ask:  # no dialogs in this window: say what to do instead
+            self._say_failed("not saved: choose where with Save As (a bundled lesson stays as "
+                             "shipped)")
+            return False
+        suffix = lesson.path.suffix
+        kind = "Notebook (*.ipynb)" if lesson.format == "ipynb" else "Percent script (*.py)"
+        start = str(Path.home() / lesson.path.name) if is_bundled(lesson.path) \
+            else str(lesson.path)
+        path, _ = QFileDialog.getSaveFileName(self.parent_widget, "Save lesson as", start, kind)
+        if not path:
+            return False
+        if not path.lower().endswith(suffix):
+            path += suffix
+        return self.save_to(path)
+
+    def save_to(self, path: str | os.PathLike[str]) -> bool:
+        """Write the lesson with its edits to ``path`` and follow it there; on failure the
+        edits stay and the panel says why."""
+        lesson = self.lesson
+        if lesson is None:
+            return False
+        target = Path(path)
+        if target.suffix.lower() != lesson.path.suffix.lower():
+            self._say_failed(f"a {lesson.path.suffix} lesson is saved as {lesson.path.suffix}, "
+                             f"not {target.name}")
+            return False
+        try:
+            written = write_lesson(lesson, self.codes, target)
+        except OSError as exc:
+            self._say_failed(f"could not save the lesson to {target}: {exc.strerror or exc}; "
+                             "your edits are kept")
+            return False
+        if self._trusted:
+            self.settings.trust_lesson(written)
+        try:
+            fresh = read_lesson(written)
+        except LessonError:
+            fresh = None  # written, but not readable back: keep working from memory
+        if fresh is not None:
+            self._adopt(fresh)
+        self._gone = False
+        self._notes.pop(-1, None)
+        self._watch()
+        self._refresh()
+        self.host.statusBar().showMessage(f"lesson saved: {written}", 4000)
+        self.sig_saved.emit(str(written))
+        self.sig_edits_changed.emit()
+        self.edits.flush()  # in the lesson now: nothing left to keep beside it
+        return True
+
+    def _adopt(self, fresh: Lesson) -> None:
+        """The lesson as written: its steps now hold the edits, so none is edited any more."""
+        editor_text = self.editor.toPlainText()
+        self._unwatch()
+        self.lesson = fresh
+        self.codes = {}
+        count = len(fresh.steps)
+        self.current = min(self.current, count)
+        self.editor_step = min(self.editor_step, count)
+        if self.editor_step and fresh.step(self.editor_step).code != editor_text:
+            self.codes[self.editor_step] = editor_text  # never lose what is in the editor
+        self.panel.set_lesson(fresh.title, fresh.steps)
+        self.panel.set_current(self.current)
+
+    def _say_failed(self, text: str) -> None:
+        self._notes[-1] = text
+        self._refresh()
+        self.host.statusBar().showMessage(text, 8000)
+
+    # ------------------------------------------------------------------ trust
+
+    def _remembered(self, path: Path) -> bool:
+        try:
+            key = str(path.resolve())
+        except OSError:
+            return False
+        return key in self.settings.trusted_lessons
+
+    def _may_run(self) -> bool:
+        """Ask once before the first step of a lesson from elsewhere runs."""
+        lesson = self.lesson
+        if lesson is None:
+            return False
+        if self._trusted or self._remembered(lesson.path):
+            self._trusted = True
+            return True
+        if self._declined:
+            return False
+        # Nothing of the lesson's may run while the question is open (a modal dialog
+        # still runs the event loop, and with it the live timer).
+        self.tracer.hold("waiting for your answer: run this lesson's code?")
+        if self.document.ask:
+            box = QMessageBox(
+                QMessageBox.Icon.Question, "Run this lesson's code?",
+                f"This lesson runs its code in the engine, with your permissions:\n"
+                f"{lesson.path}\n\nIt does not come with the workbench. Run it?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self.parent_widget)
+            box.setObjectName("lessonTrustDialog")
+            box.setDefaultButton(QMessageBox.StandardButton.No)
+            if box.exec() == QMessageBox.StandardButton.Yes:
+                self.settings.trust_lesson(lesson.path)
+                self._trusted = True
+                return True
+        self._declined = True
+        return False
+
+    # ------------------------------------------------------------------ running a step
+
+    def engine_filename(self) -> str | None:
+        """The name the editor's code runs under while it holds a lesson step."""
+        if self.lesson is None or self.editor_step == 0:
+            return None
+        return self.lesson.step_filename(self.editor_step)
+
+    def _place(self, code: str) -> None:
+        self._placing = True
+        try:
+            self.document.show_detached(code)
+        finally:
+            self._placing = False
+
+    def _show_and_run(self, step: Step, code: str) -> None:
+        """Ask first (if the lesson is not trusted), then put the code in the editor and run
+        it; declined, the code is only shown, with live mode held."""
+        self._notes.pop(step.number, None)
+        if not self._may_run():
+            self._notes[step.number] = NOT_RUN
+            self.tracer.hold(NOT_RUN.partition(".")[0])
+            self._place(code)
+            self.jaxpr.clear(NOT_RUN.partition(".")[0])
+            return
+        self._place(code)
+        self._run(step)
+
+    def _run(self, step: Step) -> None:
+        directive = step.directive
+        controls = self.controls
+        controls.blockSignals(True)  # one request below, not a trace of the old source first
+        try:
+            if isinstance(directive, CallDirective):
+                controls.select(directive.function, directive.args, directive.transforms)
+            elif isinstance(directive, PlotDirective):
+                controls.select(directive.function, None, ())
+            elif isinstance(directive, TimeDirective):
+                # A sweep's spec names a size (f32[N]): the editor's call keeps its own spec.
+                controls.select(directive.function,
+                                None if directive.sweep else directive.args, ())
+        finally:
+            controls.blockSignals(False)
+        dock = DOCKS.get(directive.verb) if directive is not None else None
+        if dock is not None:
+            self.host.show_panel(dock)
+        self._pending = step.number
+        self.tracer.run()
+
+    def _on_loaded(self, reply: p.Reply) -> None:
+        number, self._pending = self._pending, None
+        lesson = self.lesson
+        if lesson is None or number is None or number != self.editor_step:
+            return
+        if p.result_value(reply, p.Functions) is None:
+            return  # the failure is shown by _on_failed
+        directive = lesson.step(number).directive
+        if isinstance(directive, PlotDirective | TimeDirective | KMeansDirective):
+            panels = self.host.lesson_panels()
+            if isinstance(directive, PlotDirective):
+                panels.plot.when_shown("lesson", partial(self._apply_plot, panels, directive))
+            elif isinstance(directive, TimeDirective):
+                panels.timing.when_shown("lesson", partial(self._apply_time, panels, directive))
+            else:
+                panels.kmeans.run_requested(kmeans_request(directive))
+
+    def _apply_plot(self, panels: LessonPanels, d: PlotDirective) -> None:
+        panels.plot.show_requested(curve_requests(d))
+        if d.wrt:
+            self._add_note(f"the Plot panel varies the first argument: --wrt {d.wrt} is "
+                           "for the workbench plot command")
+
+    def _apply_time(self, panels: LessonPanels, d: TimeDirective) -> None:
+        note = panels.timing.measure_requested(time_request(d))
+        if note:
+            self._add_note(note)
+
+    # ------------------------------------------------------------------ outcomes
+
+    def _on_failed(self, reply: p.Reply) -> None:
+        lesson, number = self.lesson, self.editor_step
+        if lesson is None or number == 0 or isinstance(reply, p.Cancelled):
+            return
+        expected = lesson.step(number).expect_error
+        kind = reply.explanation.kind if isinstance(reply, p.UserCodeFailure) else None
+        if isinstance(reply, p.UserCodeFailure):
+            ex = reply.explanation
+            line = f"line {ex.line}: " if ex.line else ""
+            specifics = f" — {ex.specifics.splitlines()[0]}" if ex.specifics else ""
+            what = f"{line}{ex.title}{specifics} ({kind})"
+        else:
+            what = p.reply_text(reply).splitlines()[0]
+        judged = judge(expected, kind or "")
+        if judged.verdict == "failed":
+            note = f"this step's code failed: {what}"
+        elif judged.verdict == "expected-error":
+            note = f"{FAILED_ON_PURPOSE}: {what}"
+        else:
+            note = f"this step should fail with {expected}, but it failed otherwise: {what}"
+        self._notes[number] = note
+        self._refresh()
+
+    def _on_succeeded(self, _result: object = None) -> None:
+        lesson, number = self.lesson, self.editor_step
+        if lesson is None or number == 0:
+            return
+        expected = lesson.step(number).expect_error
+        if expected is None:
+            if self._notes.get(number, "").startswith("this step"):
+                self._notes.pop(number, None)
+        else:
+            self._notes[number] = (f"this step should fail ({expected or 'any error'}), but "
+                                   "it ran without an error")
+        self._refresh()
+
+    def _add_note(self, text: str) -> None:
+        number = self.editor_step
+        old = self._notes.get(number, "")
+        self._notes[number] = f"{old}\n{text}" if old else text
+        self._refresh()
+
+    # ------------------------------------------------------------------ edits
+
+    def _on_editor_changed(self) -> None:
+        lesson, number = self.lesson, self.editor_step
+        if self._placing or lesson is None or number == 0:
+            return
+        text = self.editor.toPlainText()
+        was = dict(self.codes)
+        if text == lesson.step(number).code:
+            self.codes.pop(number, None)
+        else:
+            self.codes[number] = text
+        if set(was) != set(self.codes):
+            self._refresh()
+        self.sig_edits_changed.emit()
+
+    # ------------------------------------------------------------------ the file
+
+    def _watch(self) -> None:
+        if self.lesson is not None and self.lesson.path.exists():
+            self._watcher.addPath(str(self.lesson.path))
+
+    def _unwatch(self) -> None:
+        files = self._watcher.files()
+        if files:
+            self._watcher.removePaths(files)
+
+    def _on_file_changed(self, _path: str) -> None:
+        self._check_file()
+
+    def _check_file(self) -> None:
+        lesson = self.lesson
+        if lesson is None:
+            return
+        gone = not lesson.path.exists()
+        if gone != self._gone:
+            self._gone = gone
+            self._refresh()
+
+    # ------------------------------------------------------------------ showing
+
+    def message(self) -> str:
+        """What the panel says about the lesson file and the current step."""
+        lesson = self.lesson
+        if lesson is None:
+            return ""
+        parts = []
+        if self._gone:
+            parts.append(GONE)
+        if -1 in self._notes:
+            parts.append(self._notes[-1])
+        if self.current:
+            step = lesson.step(self.current)
+            if step.problem:
+                parts.append(f"directive not understood: {step.problem} (the code still runs)")
+            shown = self.current if step.has_code else 0
+            if shown and shown in self._notes:
+                parts.append(self._notes[shown])
+        return "\n".join(parts)
+
+    def title(self) -> str:
+        """The window title while the lesson is open."""
+        lesson = self.lesson
+        if lesson is None:
+            return ""
+        where = f" — step {self.current} of {len(lesson.steps)}" if self.current else ""
+        star = "*" if self.codes else ""
+        return f"{lesson.title}{where}{star} - workbench"
+
+    def _refresh(self) -> None:
+        self.panel.set_edited(set(self.codes), self.editor_step)
+        text = self.message()
+        expected = text.startswith(FAILED_ON_PURPOSE) and "\n" not in text
+        if text != self.panel.message_text() or expected != self.panel.message_is_expected():
+            self.panel.set_message(text, expected=expected)
+            self.sig_message.emit(text)
+        self.host.setWindowTitle(self.title() or self.host.windowTitle())
+

@@ -1,0 +1,1 @@
+"""The docked panels and the jaxpr view, each bound to the session."""

@@ -1,0 +1,373 @@
+"""The jaxpr view: the tree (linked to editor lines), the text, and the lowered HLO."""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QModelIndex, QRegularExpression, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextDocument,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QTabWidget,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.api.jaxpr import TraceResult
+from workbench.api.lowering import LoweringResult
+from workbench.api.printed import Printed
+from workbench.ui.panels.banner import describe_call, stale_banner
+from workbench.ui.panels.jaxpr_model import COL_EQUATION, JaxprTreeModel, LineRole, PrimitiveFilter
+
+
+def _fmt(color: str, bold: bool = False) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(QColor(color))
+    if bold:
+        fmt.setFontWeight(QFont.Weight.Bold)
+    return fmt
+
+
+class JaxprHighlighter(QSyntaxHighlighter):
+    """Colours jaxpr text: keywords, types, primitives, literals (Pygments has no jaxpr lexer)."""
+
+    RULES = (
+        (r"\b(lambda|let|in)\b", "#8959a8", True),
+        (r"\b(?:bool|[iuf]\d+|bf16|c64|c128)\[[^\]]*\]", "#3e999f", False),
+        (r"(?<== )[a-z_][a-z_0-9]*", "#4271ae", True),
+        (r"\b\d+(?:\.\d*)?(?:e[-+]?\d+)?(?=:)", "#f5871f", False),
+    )
+
+    def __init__(self, document: QTextDocument):
+        super().__init__(document)
+        self._rules = [(QRegularExpression(p), _fmt(c, b)) for p, c, b in self.RULES]
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt override)
+        for regex, fmt in self._rules:
+            it = regex.globalMatch(text)
+            while it.hasNext():
+                m = it.next()
+                self.setFormat(m.capturedStart(), m.capturedLength(), fmt)
+
+
+def _mono() -> QFont:
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+
+PRINTED_LINES = 6  # the output box grows to this many lines, then scrolls
+
+TRACING_TIP = (
+    "What your code printed while JAX traced this call. Under jit the Python body runs only "
+    "while tracing, once per new shape or static value; a call that reuses the cached trace "
+    "prints nothing (jax.debug.print prints at every call)."
+)
+LOADING_TIP = (
+    "What the file's top-level code printed when it ran; a function called there runs "
+    "(and, under jit, is traced) then."
+)
+
+
+class PrintedBox(QWidget):
+    """A label and a short read-only text of printed output; hidden while there is none."""
+
+    def __init__(self, name: str, title: str, tip: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName(name)
+        self.title = title
+        self.label = QLabel(title)
+        self.label.setObjectName(f"{name}Label")
+        self.label.setToolTip(tip)
+        self.text = QPlainTextEdit(readOnly=True)
+        self.text.setObjectName(f"{name}Text")
+        self.text.setFont(_mono())
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.text.setToolTip(tip)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.label)
+        layout.addWidget(self.text)
+        self.set_printed(Printed())
+
+    def set_printed(self, printed: Printed, where: str = "") -> None:
+        """Show ``printed`` (its truncation note included) under the title, or hide."""
+        self.label.setText(f"{self.title} {where}".strip() + ":")
+        self.text.setPlainText(printed.shown().rstrip("\n"))
+        self._fit()
+        self.setVisible(bool(printed))
+
+    def set_text_font(self, font: QFont) -> None:
+        self.text.setFont(font)
+        self._fit()
+
+    def _fit(self) -> None:
+        rows = min(max(self.text.document().blockCount(), 1), PRINTED_LINES)
+        margins = self.text.contentsMargins()
+        frame = 2 * self.text.frameWidth() + 2 * int(self.text.document().documentMargin())
+        self.text.setFixedHeight(rows * self.text.fontMetrics().lineSpacing() + frame
+                                 + margins.top() + margins.bottom())
+
+
+class JaxprPanel(QWidget):
+    """Tree, text and HLO of the traced function; selecting an equation names its line."""
+
+    sig_line_activated = Signal(int)
+    """An equation was selected: its editor line (1-based)."""
+    sig_eqn_selected = Signal(object)
+    """The user selected an equation's row: its path (``tuple[int, ...]``, the graph's node id)."""
+    sig_hlo_wanted = Signal(str, bool)
+    """The HLO tab is shown (or its dialect changed): dialect, with cost analysis."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.model = JaxprTreeModel(self)
+        self.proxy = PrimitiveFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self._hlo_stale = True
+        self._trace: TraceResult | None = None
+        self._selecting = False  # a row selected by select_path, not by the user
+
+        self.filter_edit = QLineEdit(placeholderText="filter by primitive (e.g. mul, cond)")
+        self.filter_edit.setObjectName("jaxprFilter")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setToolTip(
+            "Show only the equations whose primitive contains this text (e.g. mul, cond)"
+        )
+        self.filter_edit.textChanged.connect(self._on_filter_changed)
+        self.stats_label = QLabel("")
+        self.stats_label.setObjectName("jaxprStats")
+        self.stats_label.setWordWrap(True)
+
+        self.tree = QTreeView()
+        self.tree.setObjectName("jaxprTree")
+        self.tree.setModel(self.proxy)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree.setFont(_mono())
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(COL_EQUATION, QHeaderView.ResizeMode.Stretch)
+        for col in range(1, self.model.columnCount()):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.selectionModel().currentChanged.connect(self._on_current_changed)
+
+        self.text = QPlainTextEdit(readOnly=True)
+        self.text.setObjectName("jaxprText")
+        self.text.setFont(_mono())
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self._text_highlighter = JaxprHighlighter(self.text.document())
+
+        self.hlo_dialect = QComboBox()
+        self.hlo_dialect.setObjectName("hloDialect")
+        self.hlo_dialect.addItem("StableHLO", "stablehlo")
+        self.hlo_dialect.addItem("Compiled HLO", "compiled")
+        self.hlo_dialect.setToolTip(
+            "StableHLO: what JAX hands to XLA; Compiled HLO: what XLA made of it after "
+            "optimising for this device"
+        )
+        self.hlo_dialect.currentIndexChanged.connect(self._on_dialect_changed)
+        self.hlo = QPlainTextEdit(readOnly=True)
+        self.hlo.setObjectName("hloText")
+        self.hlo.setFont(_mono())
+        self.hlo.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.cost_label = QLabel("")
+        self.cost_label.setObjectName("hloCost")
+        self.cost_label.setWordWrap(True)
+        self.cost_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        tree_page = QWidget()
+        tl = QVBoxLayout(tree_page)
+        tl.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(self.filter_edit)
+        tl.addLayout(row)
+        tl.addWidget(self.tree, 1)
+        tl.addWidget(self.stats_label)
+
+        hlo_page = QWidget()
+        hl = QVBoxLayout(hlo_page)
+        hl.setContentsMargins(0, 0, 0, 0)
+        hl.addWidget(self.hlo_dialect)
+        hl.addWidget(self.hlo, 1)
+        hl.addWidget(self.cost_label)
+
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("jaxprTabs")
+        self.tabs.addTab(tree_page, "Tree")
+        self.tabs.addTab(self.text, "Text")
+        self.tabs.addTab(hlo_page, "HLO")
+        self.tabs.setTabToolTip(0, "The equations as a tree; select one to see its source line")
+        self.tabs.setTabToolTip(1, "The jaxpr as JAX prints it")
+        self.tabs.setTabToolTip(2, "The program XLA receives and compiles, with its cost estimates")
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.stale_banner = stale_banner("jaxprStale")
+        self.printed_loading = PrintedBox("printedLoading", "printed while loading",
+                                          LOADING_TIP)
+        self.printed_tracing = PrintedBox("printedTracing", "printed while tracing",
+                                          TRACING_TIP)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.stale_banner)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.printed_loading)
+        layout.addWidget(self.printed_tracing)
+
+    # ------------------------------------------------------------------ content
+
+    def show_trace(self, result: TraceResult, loading: Printed | None = None) -> None:
+        """Show a ``TraceResult`` and what this trace (and the source's load) printed.
+
+        The HLO is fetched again only when its tab is shown.
+        """
+        self.set_stale(None)
+        self._trace = result
+        self.model.set_tree(result.jaxpr)
+        self.text.setPlainText(result.text)
+        self.printed_loading.set_printed(loading or Printed())
+        self.printed_tracing.set_printed(result.printed, describe_call(result))
+        by = ", ".join(f"{k} {v}" for k, v in list(result.stats.by_primitive.items())[:12])
+        self.stats_label.setText(f"{result.stats.eqns} equations at all depths: {by}")
+        if self.filter_edit.text():
+            self.tree.expandAll()
+        self._hlo_stale = True
+        if self.tabs.currentIndex() == 2:
+            self._request_hlo()
+
+    def set_stale(self, text: str | None) -> None:
+        """Grey the views under a banner saying what they show instead (None: current again)."""
+        stale = text is not None
+        self.stale_banner.setText(text or "")
+        self.stale_banner.setVisible(stale)
+        for view in (self.tree, self.text, self.hlo, self.stats_label, self.printed_loading,
+                     self.printed_tracing):
+            view.setEnabled(not stale)
+
+    def set_code_font(self, font: QFont) -> None:
+        """The monospace font of the tree, the texts and the printed output (zoom, presentation)."""
+        for view in (self.tree, self.text, self.hlo):
+            view.setFont(font)
+        for box in (self.printed_loading, self.printed_tracing):
+            box.set_text_font(font)
+
+    def is_stale(self) -> bool:
+        return not self.stale_banner.isHidden()
+
+    def trace(self) -> TraceResult | None:
+        """The trace the views show (current or, under the banner, the last good one)."""
+        return self._trace
+
+    def clear(self, message: str = "") -> None:
+        self.set_stale(None)
+        self._trace = None
+        self.model.set_tree(None)
+        self.text.setPlainText(message)
+        self.stats_label.setText(message)
+        self.printed_loading.set_printed(Printed())
+        self.printed_tracing.set_printed(Printed())
+
+    def show_lowering(self, lowering: LoweringResult) -> None:
+        dialect = self.hlo_dialect.currentData()
+        text = lowering.compiled_hlo if dialect == "compiled" else lowering.stablehlo
+        self.hlo.setPlainText(text or "")
+        cost = lowering.cost
+        parts = []
+        if cost is not None:
+            for name in ("flops", "bytes_accessed", "transcendentals"):
+                value = getattr(cost, name, None)
+                parts.append(f"{name.replace('_', ' ')}: {_num(value)}")
+        mem = lowering.memory
+        if mem is not None:
+            for name, value in vars(mem).items():
+                if isinstance(value, (int, float)):
+                    parts.append(f"{name.replace('_', ' ')}: {_num(value)}")
+        self.cost_label.setText(
+            "XLA estimates: " + "; ".join(parts) if parts else "no cost analysis on this backend"
+        )
+        self._hlo_stale = False
+
+    def show_hlo_error(self, message: str) -> None:
+        self.hlo.setPlainText(message)
+        self.cost_label.setText("")
+
+    def select_path(self, path: tuple[int, ...]) -> bool:
+        """Select and scroll to the equation at ``path`` (the graph's selection, a step).
+
+        The editor follows (``sig_line_activated``); ``sig_eqn_selected`` does not fire:
+        the caller already knows. False when the row is filtered out or missing.
+        """
+        source = self.model.index_for_path(path)
+        index = self.proxy.mapFromSource(source) if source.isValid() else source
+        if not index.isValid():
+            return False
+        self.tree.scrollTo(index)
+        self._selecting = True
+        try:
+            self.tree.setCurrentIndex(index)
+        finally:
+            self._selecting = False
+        return True
+
+    def selected_path(self) -> tuple[int, ...] | None:
+        index = self.tree.currentIndex()
+        if not index.isValid():
+            return None
+        return self.model.path_for_index(self.proxy.mapToSource(index))
+
+    def set_cursor_line(self, line: int) -> None:
+        """Highlight the equations made by this editor line."""
+        self.model.set_highlighted_lines({line})
+
+    # ------------------------------------------------------------------ slots
+
+    def _on_filter_changed(self, text: str) -> None:
+        self.proxy.setFilterRegularExpression(
+            QRegularExpression(
+                re.escape(text.strip()), QRegularExpression.PatternOption.CaseInsensitiveOption
+            )
+        )
+        if text.strip():
+            self.tree.expandAll()
+
+    def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        line = current.data(LineRole) if current.isValid() else None
+        if isinstance(line, int):
+            self.sig_line_activated.emit(line)
+        if current.isValid() and not self._selecting:
+            path = self.model.path_for_index(self.proxy.mapToSource(current))
+            if len(path) % 2 == 1:  # an equation, not a sub-jaxpr heading
+                self.sig_eqn_selected.emit(path)
+
+    def _on_tab_changed(self, index: int) -> None:
+        if index == 2 and self._hlo_stale and self._trace is not None:
+            self._request_hlo()
+
+    def _on_dialect_changed(self, _index: int) -> None:
+        if self.tabs.currentIndex() == 2 and self._trace is not None:
+            self._request_hlo()
+
+    def _request_hlo(self) -> None:
+        self.hlo.setPlainText("lowering ...")
+        self.sig_hlo_wanted.emit(self.hlo_dialect.currentData(), True)
+
+
+def _num(value: float | int | None) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.4g}"
+    return f"{int(value):,}"

@@ -1,0 +1,105 @@
+"""What every docked panel shares: presentation scale, colour scheme, no work while hidden.
+
+Work a panel is asked to do (re-sampling curves after an edit, say) waits under
+a key, the newest per key winning, and runs once the event loop turns: the
+session's signals that arrive together (new functions, then a new call) cost
+one round of work. A panel in a background tab or a closed dock is not
+visible; its work waits until it is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QBoxLayout, QLabel, QWidget
+
+from workbench.ui.panels.banner import stale_banner
+
+if TYPE_CHECKING:
+    from workbench.ui.control.session import Session
+
+SOURCE_FAILED = "the editor's code does not run now: this shows the last code that ran"
+
+
+class Panel(QWidget):
+    """Base of the plot, timing and k-means panels."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._deferred: dict[str, Callable[[], None]] = {}
+        self._flush_timer = QTimer(self, singleShot=True, interval=0)  # dies with the panel
+        self._flush_timer.timeout.connect(self._flush)
+        self._stale: QLabel | None = None
+
+    def set_presentation_scale(self, factor: float) -> None:
+        """Fonts, line widths and markers for a projector: 1.0 is the normal size."""
+        raise NotImplementedError
+
+    def set_scheme(self, scheme: str) -> None:
+        """Follow the window's colour scheme, ``"light"`` or ``"dark"``."""
+        raise NotImplementedError
+
+    def when_shown(self, key: str, work: Callable[[], None]) -> None:
+        """Run ``work`` when the event loop next turns, or when the panel is next shown."""
+        self._deferred[key] = work
+        if self.isVisible() and not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def set_stale(self, text: str | None) -> None:
+        """A banner over the panel saying what it shows is not current (None: it is again)."""
+        if self._stale is None:
+            if text is None:
+                return
+            self._stale = stale_banner("staleBanner", self)
+            layout = self.layout()
+            if isinstance(layout, QBoxLayout) and layout.direction() in (
+                    QBoxLayout.Direction.TopToBottom, QBoxLayout.Direction.Down):
+                layout.insertWidget(0, self._stale)
+            else:  # no column to put it on top of: a tooltip-like strip over the panel
+                self._stale.move(0, 0)
+                self._stale.raise_()
+        self._stale.setText(text or "")
+        self._stale.setVisible(text is not None)
+
+    def follow_source(self, session: Session) -> None:
+        """Mark the panel stale while the editor's code does not run (it shows the last code
+        that did), and current again once a source loads or a call traces."""
+        self._source_session = session
+        session.sig_functions_changed.connect(self._on_source_ran)
+        session.sig_traced.connect(self._on_source_ran)
+        session.sig_trace_failed.connect(self._on_trace_failed)
+        if session.source_failure is not None:
+            self.update_source_stale(source_failed=True)
+
+    def update_source_stale(self, *, source_failed: bool) -> None:
+        """What the banner says about the source; panels with more to say override it."""
+        self.set_stale(SOURCE_FAILED if source_failed else None)
+
+    def _on_source_ran(self, _value: Any = None) -> None:
+        self.update_source_stale(source_failed=False)
+
+    def _on_trace_failed(self, _reply: Any = None) -> None:
+        self.update_source_stale(source_failed=self._source_session.source_failure is not None)
+
+    def stale_text(self) -> str | None:
+        """The banner's text while the panel shows something not current, else None."""
+        return self._stale.text() if self._stale is not None and not self._stale.isHidden() \
+            else None
+
+    def has_deferred_work(self) -> bool:
+        return bool(self._deferred)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        self._flush()
+
+    def _flush(self) -> None:
+        self._flush_timer.stop()
+        if not self.isVisible():
+            return  # the next showEvent runs it
+        deferred, self._deferred = self._deferred, {}
+        for work in deferred.values():
+            work()

@@ -1,0 +1,1 @@
+"""What is kept on disk: the document, autosave, atomic file writes, settings, lesson edits."""

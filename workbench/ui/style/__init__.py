@@ -1,0 +1,1 @@
+"""Colour schemes and presentation zoom."""

@@ -1,0 +1,1 @@
+"""The window, which only assembles, its bars, menus, layout and dialogs; the app's start."""

@@ -1,0 +1,48 @@
+"""Start the window: ``workbench`` with no sub-command, and ``make run``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from workbench import __version__
+from workbench.ui.storage.settings import Settings
+from workbench.ui.style.theme import apply_scheme
+
+
+def run_app(args: argparse.Namespace | None = None) -> int:
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        or os.environ.get("QT_QPA_PLATFORM")
+    ):
+        print("workbench: error: no display to open the window on (DISPLAY is not set); "
+              "the headless commands work without one: workbench --help", file=sys.stderr)
+        return 2
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("workbench")
+    app.setOrganizationName("workbench")
+    app.setApplicationVersion(__version__)
+    settings = Settings()
+    apply_scheme(app, settings.theme)  # type: ignore[arg-type]
+
+    from workbench.ui.control.engine_bridge import EngineBridge
+    from workbench.ui.window.main_window import MainWindow
+
+    existing = getattr(args, "existing", None)
+    engine = EngineBridge(connection_file=existing, ssh=getattr(args, "ssh", None)) \
+        if existing else None
+    window = MainWindow(getattr(args, "open", None), settings=settings, engine=engine)
+    window.show()
+    # Ctrl+C in the terminal closes the window the normal way (autosave marks a clean exit).
+    signal.signal(signal.SIGINT, lambda *_: window.close())
+    signal.signal(signal.SIGTERM, lambda *_: window.close())
+    # Python runs signal handlers only between bytecodes: tick now and then so it can.
+    ticker = QTimer(interval=200)
+    ticker.timeout.connect(lambda: None)
+    ticker.start()
+    return app.exec()

@@ -1,0 +1,93 @@
+"""The editor, the jaxpr tree and the graph kept on one equation and one result.
+
+A trace shows in the tree (its errors cleared); a failure marks the tree as the
+last good result, never passing it off as current, and explains itself under
+the editor; a tree row, a graph node and an editor line select one another.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QStatusBar
+
+from workbench.api import messages as p
+from workbench.api.jaxpr import TraceResult
+from workbench.ui.control.session import Session
+from workbench.ui.control.trace_controller import TraceController
+from workbench.ui.editor.editor import CodeEditor
+from workbench.ui.panels.banner import describe_call
+from workbench.ui.panels.jaxpr_panel import JaxprPanel
+from workbench.ui.window.failure_view import FailureView
+
+if TYPE_CHECKING:  # built after the first paint: pyqtgraph loads then
+    from workbench.ui.panels.graph_panel import GraphPanel
+
+
+class CodeViews(QObject):
+    """Shows the session's traces and the tracer's failures in the tree and under the editor."""
+
+    sig_traced = Signal(object)
+    """A trace was shown in the jaxpr view (the ``TraceResult``)."""
+
+    def __init__(self, session: Session, tracer: TraceController, editor: CodeEditor,
+                 jaxpr: JaxprPanel, failures: FailureView, status: QStatusBar,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.editor = editor
+        self.jaxpr = jaxpr
+        self.failures = failures
+        self.status = status
+        session.sig_traced.connect(self._on_traced)
+        tracer.sig_failed.connect(self._on_failed)
+        tracer.sig_no_functions.connect(self._on_no_functions)
+        tracer.sig_lowered.connect(jaxpr.show_lowering)
+        tracer.sig_lower_failed.connect(jaxpr.show_hlo_error)
+        jaxpr.sig_hlo_wanted.connect(tracer.lower)
+        jaxpr.sig_line_activated.connect(self._on_equation_line)
+        editor.sig_cursor_line_changed.connect(jaxpr.set_cursor_line)
+
+    def link_graph(self, graph: GraphPanel) -> None:
+        """Graph node, tree row and editor line show one equation, whichever was picked."""
+        graph.sig_eqn_selected.connect(self.jaxpr.select_path)
+        graph.sig_step.connect(self._on_step)
+        graph.sig_error_line.connect(self._on_values_error)
+        self.jaxpr.sig_eqn_selected.connect(graph.show_path)
+        self.editor.sig_cursor_line_changed.connect(graph.set_cursor_line)
+        graph.set_cursor_line(self.editor.current_line)
+
+    def _on_traced(self, result: TraceResult) -> None:
+        self.failures.clear()
+        self.jaxpr.show_trace(result, self.session.load_printed)
+        self.jaxpr.set_cursor_line(self.editor.current_line)
+        self.sig_traced.emit(result)
+
+    def _on_no_functions(self) -> None:
+        self.failures.clear()
+        self.jaxpr.clear("no function defined yet")
+
+    def _on_failed(self, reply: p.Reply) -> None:
+        if isinstance(reply, p.Cancelled):
+            self.status.showMessage(f"cancelled: {reply.reason}", 4000)
+            return
+        why = p.reply_text(reply).splitlines()[0]
+        shown = self.jaxpr.trace()
+        if shown is None:
+            self.jaxpr.clear(f"this call failed: {why}")
+        else:
+            self.jaxpr.set_stale(f"last good: {describe_call(shown)} — this call failed: {why}")
+        self.failures.show_failure(reply)
+
+    def _on_step(self, path: tuple[int, ...] | None) -> None:
+        if path is not None and not self.jaxpr.select_path(path):
+            self.editor.highlight_lines([])
+
+    def _on_values_error(self, line: int, title: str) -> None:
+        self.editor.set_error_marks([(line, title, "raised while the values were computed: "
+                                      "see the Graph panel")])
+
+    def _on_equation_line(self, line: int) -> None:
+        self.editor.go_to_line(line)
+        self.editor.highlight_lines([line])

@@ -1,0 +1,82 @@
+"""How an open lesson changes the window: its dock beside the editor, the actions it
+enables, and the views it marks as showing the code open before it.
+
+Presenting, the lesson's step list folds away and its text takes a little more
+of the width (the editor and jaxpr keep the rest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog
+
+from workbench.ui.lesson.lesson_controller import LessonController
+from workbench.ui.lesson.lesson_panel import LessonPanel
+from workbench.ui.panels.jaxpr_panel import JaxprPanel
+from workbench.ui.panels.panel import Panel
+from workbench.ui.storage.document import DocumentController
+from workbench.ui.window.failure_view import FailureView
+from workbench.ui.window.window_actions import WindowActions
+from workbench.ui.window.window_layout import DockLayout
+
+LESSON_NOT_RUN = "no step has run yet: pick one (PageDown) to run its code"
+
+
+class LessonView(QObject):
+    """Shows and hides the lesson's place in the window as lessons open and close."""
+
+    def __init__(self, lessons: LessonController, panel: LessonPanel, docks: DockLayout,
+                 actions: WindowActions, document: DocumentController, jaxpr: JaxprPanel,
+                 failures: FailureView, panels: Callable[[], Sequence[Panel | None]],
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self.lessons = lessons
+        self.panel = panel
+        self.docks = docks
+        self.actions = actions
+        self.document = document
+        self.jaxpr = jaxpr
+        self.failures = failures
+        self._panels = panels
+        lessons.sig_opened.connect(self._on_opened)
+        lessons.sig_closed.connect(self._on_closed)
+
+    def open_dialog(self, near: Path | None) -> None:
+        """File > Open Lesson: a notebook or a percent script, starting beside ``near``."""
+        start = str(near.parent) if near else str(Path.cwd())
+        path, _ = QFileDialog.getOpenFileName(
+            self.panel, "Open Lesson", start,
+            "Lessons (*.ipynb *.py);;Jupyter notebooks (*.ipynb);;Percent scripts (*.py)")
+        if path:
+            self.lessons.open(path)
+
+    @property
+    def presenting(self) -> QAction:
+        return self.actions.action_presentation
+
+    def arrange(self) -> None:
+        if self.lessons.is_open:
+            presenting = self.presenting.isChecked()
+            self.panel.set_compact(presenting)
+            self.docks.arrange_lesson(presenting)
+
+    def _on_opened(self) -> None:
+        self.actions.set_lesson_open(True)
+        self.docks.lesson_dock.show()
+        self.docks.lesson_dock.raise_()
+        self.arrange()
+        # What the views show came from the code open before: none of it is the lesson's.
+        self.jaxpr.clear(LESSON_NOT_RUN)
+        self.failures.clear()
+        for panel in self._panels():
+            if panel is not None:
+                panel.set_stale(f"from the code open before the lesson: {LESSON_NOT_RUN}")
+
+    def _on_closed(self) -> None:
+        self.actions.set_lesson_open(False)
+        self.docks.lesson_dock.hide()
+        self.document.update_title()

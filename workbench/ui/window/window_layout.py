@@ -1,0 +1,133 @@
+"""Where the window's parts sit: editor and jaxpr on top, console and panels as tabs below.
+
+The docks exist from the start (``restoreState`` needs them); their panels come
+after the first paint, each in a scroll area so a short dock scrolls rather than
+squeezing the editor. A lesson sits beside the editor; a panel a lesson step is
+about gets half the height.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QDockWidget, QFrame, QLabel, QMainWindow, QScrollArea, QWidget
+
+PANEL_DOCKS = (("Plot", "plotDock"), ("Timing", "timingDock"), ("K-means", "kmeansDock"),
+               ("Graph", "graphDock"))
+BOTTOM_SHARE = 0.36  # of the height, for the console and panel tabs at the default layout
+LESSON_SHARE = 0.26  # of the width, for the lesson beside the editor (0.32 presenting)
+LESSON_PANEL_SHARE = 0.5  # of the height, for the panel a lesson step brings to the front
+
+
+class DockLayout:
+    """The window's docks and how they are arranged."""
+
+    def __init__(self, window: QMainWindow, console: QWidget, lesson: QWidget, *,
+                 console_on: bool):
+        self.window = window
+        self.console_on = console_on
+        self.console_dock = self._dock("Console", "consoleDock", console)
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.console_dock)
+        if not console_on:
+            self.console_dock.hide()
+        self.panel_docks: list[QDockWidget] = []
+        for title, name in PANEL_DOCKS:
+            dock = self._dock(title, name, QLabel("loading..."))
+            window.tabifyDockWidget(self.console_dock, dock)  # adds it to the console's tabs
+            self.panel_docks.append(dock)
+        (self.console_dock if console_on else self.panel_docks[0]).raise_()
+        self.lesson_dock = self._dock("Lesson", "lessonDock", lesson)
+        window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.lesson_dock)
+        self.lesson_dock.hide()
+
+    def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
+        dock = QDockWidget(title, self.window)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        return dock
+
+    def install_panels(self, panels: Sequence[QWidget]) -> None:
+        """Each panel in its dock, in a scroll area: it keeps its usable minimum size (the
+        timing chart's 200 px) rather than pushing the editor below its ten lines."""
+        for dock, panel in zip(self.panel_docks, panels, strict=True):
+            placeholder = dock.widget()
+            scroll = QScrollArea()
+            scroll.setObjectName(f"{dock.objectName()}Scroll")
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QFrame.Shape.NoFrame)
+            scroll.setWidget(panel)
+            dock.setWidget(scroll)
+            placeholder.deleteLater()
+
+    def reset(self, console_built: bool) -> None:
+        """Editor and jaxpr on top (most of the height), console and panels as tabs below."""
+        window = self.window
+        # Not restoreState, and no re-tabifying when the tabs are already right: each leaves
+        # one more dock tab bar behind, drawn under the real one.
+        docks = (self.console_dock, *self.panel_docks)
+        arranged = all(
+            not d.isFloating()
+            and window.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea
+            and set(window.tabifiedDockWidgets(d)) == set(docks) - {d} for d in docks)
+        if not arranged:
+            for dock in docks:
+                dock.setFloating(False)
+                window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+            for dock in self.panel_docks:
+                window.tabifyDockWidget(self.console_dock, dock)
+        for dock in self.panel_docks:
+            dock.show()
+        if console_built or self.console_on:
+            self.console_dock.show()
+        height = max(window.height(), 400)
+        window.resizeDocks([self.console_dock], [int(height * BOTTOM_SHARE)],
+                           Qt.Orientation.Vertical)
+        (self.console_dock if self.console_on else self.panel_docks[0]).raise_()
+
+    def show_panel(self, dock_name: str) -> None:
+        """Bring the dock ``dock_name`` to the front; a step that shows a plot or a run is
+        about that panel: half the height, unless the teacher made it taller."""
+        window = self.window
+        for dock in self.panel_docks:
+            if dock.objectName() == dock_name:
+                dock.show()
+                dock.raise_()
+                tall = int(window.height() * LESSON_PANEL_SHARE)
+                if (not dock.isFloating() and dock.height() < tall
+                        and window.dockWidgetArea(dock)
+                        == Qt.DockWidgetArea.BottomDockWidgetArea):
+                    window.resizeDocks([dock], [tall], Qt.Orientation.Vertical)
+
+    def arrange_lesson(self, presenting: bool) -> None:
+        """The lesson beside the editor; presenting, its text takes a little more width."""
+        share = LESSON_SHARE + (0.06 if presenting else 0.0)
+        self.window.resizeDocks([self.lesson_dock], [int(max(self.window.width(), 800) * share)],
+                                Qt.Orientation.Horizontal)
+
+
+class FirstPaint(QObject):
+    """Starts ``timers``, in order, once ``target``'s first frame is painted."""
+
+    def __init__(self, target: QWidget, timers: tuple[QTimer, ...]):
+        super().__init__(target)
+        self._timers = timers
+        target.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.Paint:
+            obj.removeEventFilter(self)
+            for timer in self._timers:  # owned by the window: none fires after it is gone
+                timer.start()
+        return False
+
+
+def default_size() -> QSize:
+    """Most of the screen on first start (a projector's 1024x768 included), at least 1024x700."""
+    screen = QGuiApplication.primaryScreen()
+    if screen is None:
+        return QSize(1280, 860)
+    area = screen.availableGeometry()
+    return QSize(max(1024, min(int(area.width() * 0.9), 1600)),
+                 max(700, min(int(area.height() * 0.9), 1000)))
