@@ -261,6 +261,22 @@ def test_close_removes_the_runtime_folder_and_the_kernel():
     assert rec.client.state == State.DEAD
 
 
+def test_a_callback_set_after_construction_hears_the_restart():
+    """``client.on_notice = ...`` reaches the part that reports (the benchmark sets it so)."""
+    from workbench.api.state import NoticeKind
+
+    rec = Recorder()
+    try:
+        assert isinstance(rec.call(p.Ping()), p.Result)
+        heard: list[object] = []
+        rec.client.on_notice = heard.append
+        assert rec.client.on_notice == heard.append
+        rec.client.restart()
+        wait_until(lambda: any(n.kind == NoticeKind.RESTARTED for n in heard), 30, "restarted")
+    finally:
+        rec.close()
+
+
 def test_callbacks_run_on_the_client_thread(engine):
     threads: list[str] = []
     engine.client.request(p.Ping(), lambda r: threads.append(threading.current_thread().name))

@@ -10,6 +10,8 @@ from typing import Literal, get_args
 
 Transform = Literal["jit", "grad", "value_and_grad", "vmap", "jacfwd", "jacrev", "hessian"]
 TRANSFORMS: tuple[Transform, ...] = get_args(Transform)
+TRANSFORM_NAMED: dict[str, Transform] = {t: t for t in TRANSFORMS}
+"""A transform by its name, typed: for names already checked against ``TRANSFORMS``."""
 
 HloKind = Literal["stablehlo", "compiled"]
 HLO_KINDS: tuple[HloKind, ...] = get_args(HloKind)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from workbench.api.choices import Transform
 from workbench.api.printed import Printed
 
 
@@ -76,7 +77,7 @@ class TraceResult:
 
     function: str
     args: tuple[str, ...]
-    transforms: tuple[str, ...]
+    transforms: tuple[Transform, ...]
     text: str
     stats: JaxprStats
     jaxpr: JaxprNode

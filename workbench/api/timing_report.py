@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from workbench.api.timing import TimingReport
+
 # The columns of one table row (``table_rows``), in CSV order.
 ROW_FIELDS: tuple[str, ...] = (
     "device", "mode", "function", "mean_s", "std_s", "min_s", "median_s", "max_s", "loops",
@@ -30,18 +32,19 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def report_json(report: Any) -> dict[str, Any]:
+def report_json(report: TimingReport) -> dict[str, Any]:
     """The dict ``workbench time --format json`` prints for ``report``."""
     return json_safe(report.to_dict())
 
 
-def _ratio(num: float | None, den: float | None) -> float:
+def ratio(num: float | None, den: float | None) -> float:
+    """``num / den``, NaN when either is missing or not a positive finite figure."""
     if num is None or den is None or not (den > 0) or not math.isfinite(num):
         return math.nan
     return num / den
 
 
-def table_rows(report: Any) -> list[dict[str, Any]]:
+def table_rows(report: TimingReport) -> list[dict[str, Any]]:
     """One row per (device, mode) result: the figures of ``ROW_FIELDS``, NaN where none.
 
     ``speedup_vs_eager`` is the eager median over this row's median on the same
@@ -72,8 +75,8 @@ def table_rows(report: Any) -> list[dict[str, Any]]:
             "lower_s": c.lower_s if c is not None else math.nan,
             "compile_s": c.compile_s if c is not None else math.nan,
             "first_run_s": c.first_run_s if c is not None else math.nan,
-            "speedup_vs_eager": _ratio(eager.get(r.device), s.median_s),
-            "speedup_vs_baseline": _ratio(base, s.median_s),
+            "speedup_vs_eager": ratio(eager.get(r.device), s.median_s),
+            "speedup_vs_baseline": ratio(base, s.median_s),
             "dispatch_s": dev.dispatch_s if dev is not None and r.mode == "jit" else math.nan,
             "dispatch_wait_s": (dev.dispatch_wait_s if dev is not None and r.mode == "jit"
                                 else math.nan),
@@ -82,7 +85,7 @@ def table_rows(report: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def recompilation_notes(report: Any) -> list[str]:
+def recompilation_notes(report: TimingReport) -> list[str]:
     """What the sweep cost in compilations, with JAX's own explanation of each cache miss."""
     if getattr(report, "sweep_name", None) is None:
         return []

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from workbench.api.choices import Transform
 from workbench.api.errors import Explanation
 from workbench.api.jaxpr import Eqn, JaxprNode, Var
 
@@ -148,7 +149,7 @@ class ValuesResult:
 
     function: str
     args: tuple[str, ...]
-    transforms: tuple[str, ...]
+    transforms: tuple[Transform, ...]
     root: NodeValues
     outputs: tuple[ValueSummary | None, ...] = ()
     error: Explanation | None = None

@@ -116,6 +116,31 @@ class EngineClient:
 
     # ------------------------------------------------------------------ public API (any thread)
 
+    # The callbacks live with the parts that call them; setting one here reaches them.
+    @property
+    def on_state(self) -> Callable[[State], None] | None:
+        return self._core.on_state
+
+    @on_state.setter
+    def on_state(self, callback: Callable[[State], None] | None) -> None:
+        self._core.on_state = callback
+
+    @property
+    def on_notice(self) -> Callable[[Notice], None] | None:
+        return self._core.on_notice
+
+    @on_notice.setter
+    def on_notice(self, callback: Callable[[Notice], None] | None) -> None:
+        self._core.on_notice = callback
+
+    @property
+    def on_output(self) -> Callable[[p.Output], None] | None:
+        return self._core.on_output
+
+    @on_output.setter
+    def on_output(self, callback: Callable[[p.Output], None] | None) -> None:
+        self._core.on_output = callback
+
     @property
     def state(self) -> State:
         return self._core.state

@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.api.choices import TRANSFORMS
+from workbench.api.choices import TRANSFORM_NAMED, TRANSFORMS
+from workbench.api.choices import Transform as TransformName
 from workbench.engine.argspec import (
     LiteralSpec,
     Spec,
@@ -56,7 +57,7 @@ class PreparedCall:
 
     name: str
     specs: tuple[Spec, ...]
-    transforms: tuple[str, ...]
+    transforms: tuple[TransformName, ...]
     fn: Callable[..., Any]  # takes only the dynamic (array and pytree) arguments
     dynamic_specs: tuple[Spec, ...]
     static_values: dict[int, Any]
@@ -109,4 +110,5 @@ def prepare(
         _transform(t)
     bound, dynamic, statics = bind_static(fn, specs)
     composed = compose(bound, transforms)
-    return PreparedCall(name, specs, tuple(transforms), composed, dynamic, statics)
+    checked = tuple(TRANSFORM_NAMED[t] for t in transforms)  # each one known: see above
+    return PreparedCall(name, specs, checked, composed, dynamic, statics)

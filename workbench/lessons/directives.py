@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from workbench.api.choices import INITS, MODES, TRANSFORMS
+from workbench.api.choices import INITS, MODES, TRANSFORM_NAMED, TRANSFORMS, Transform
 from workbench.api.commands import (
     CommandError,
     add_call_arguments,
@@ -42,7 +42,7 @@ class CallDirective:
     text: str
     function: str
     args: str
-    transforms: tuple[str, ...] = ()
+    transforms: tuple[Transform, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,8 @@ def parse_directive(text: str) -> Directive:
             raise DirectiveError(
                 f"unknown transform {bad[0]!r} (known: {', '.join(TRANSFORMS)})")
         call_verb: Literal["trace", "values"] = "trace" if verb == "trace" else "values"
-        return CallDirective(call_verb, text, ns.function, ns.args, tuple(ns.transform))
+        return CallDirective(call_verb, text, ns.function, ns.args,
+                             tuple(TRANSFORM_NAMED[t] for t in ns.transform))
     if verb == "plot":
         try:
             params = parse_params(ns.param)

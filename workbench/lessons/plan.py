@@ -25,11 +25,11 @@ Verdict = Literal["ok", "expected-error", "no-error", "wrong-error", "failed"]
 
 
 def trace_request(d: CallDirective) -> m.Trace:
-    return m.Trace(name=d.function, args=d.args, transforms=cast(Any, d.transforms))
+    return m.Trace(name=d.function, args=d.args, transforms=d.transforms)
 
 
 def values_request(d: CallDirective) -> m.Values:
-    return m.Values(name=d.function, args=d.args, transforms=cast(Any, d.transforms))
+    return m.Values(name=d.function, args=d.args, transforms=d.transforms)
 
 
 def curve_requests(d: PlotDirective) -> list[m.SampleCurves]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -17,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.api.choices import TRANSFORMS, Transform
+from workbench.api.choices import TRANSFORM_NAMED, TRANSFORMS, Transform
 from workbench.api.functions import FunctionInfo
 
 DEFAULT_ARG = "f32[1000]"
@@ -94,7 +93,7 @@ class TransformChain(QWidget):
         if unknown:
             raise ValueError(f"unknown transform(s): {', '.join(unknown)}")
         if list(names) != self._chain:
-            self._chain = [cast(Transform, n) for n in names]
+            self._chain = [TRANSFORM_NAMED[n] for n in names]
             self._refresh()
             self.sig_changed.emit()
 

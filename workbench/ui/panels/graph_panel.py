@@ -11,8 +11,6 @@ re-runs that keep the equation.
 
 from __future__ import annotations
 
-from typing import cast
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -466,4 +464,4 @@ class _FittingColumn(QVBoxLayout):
 
 def _transforms(trace: TraceResult) -> tuple[Transform, ...]:
     """The trace's transform chain, which the engine checked when it traced it."""
-    return cast(tuple[Transform, ...], trace.transforms)
+    return trace.transforms

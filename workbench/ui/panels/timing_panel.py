@@ -54,6 +54,7 @@ from workbench.api.messages import reply_text
 from workbench.api.timing import SweepPoint, TimingConfig, TimingReport
 from workbench.api.timing_report import (
     ROW_FIELDS,
+    ratio,
     recompilation_notes,
     report_json,
     table_rows,
@@ -134,10 +135,6 @@ def _cell_text(value: float | int | str | bool | None, kind: str) -> str:
     return str(value)
 
 
-def _ratio(num: float | None, den: float) -> float:
-    return num / den if num is not None and den > 0 and math.isfinite(num) else math.nan
-
-
 def report_rows(report: TimingReport) -> list[dict[str, Any]]:
     """The table's rows: ``size`` (None without a sweep) and the ``ROW_FIELDS``.
 
@@ -162,8 +159,8 @@ def report_rows(report: TimingReport) -> list[dict[str, Any]]:
                 function=report.baseline if pt.mode == "numpy" else report.function,
                 mean_s=pt.mean_s, min_s=pt.min_s, median_s=pt.median_s, loops=pt.loops,
                 repeats=pt.repeats, unstable=False, budget_limited=pt.budget_limited,
-                speedup_vs_eager=_ratio(eager.get(pt.device), pt.median_s),
-                speedup_vs_baseline=_ratio(base, pt.median_s))
+                speedup_vs_eager=ratio(eager.get(pt.device), pt.median_s),
+                speedup_vs_baseline=ratio(base, pt.median_s))
             out.append(row)
     return out
 
