@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -24,18 +23,31 @@ class Recorder:
         self.outputs: list[p.Output] = []
         self.replies: list[p.Reply] = []
         self.threads: set[str] = set()
-        self.lock = threading.Lock()
+        self.changed = threading.Condition()  # every callback notifies it
+
+    def _record(self, bucket: list, item: object) -> None:
+        with self.changed:
+            bucket.append(item)
+            self.changed.notify_all()
+
+    def on_state(self, state: str) -> None:
+        self._record(self.states, state)
+
+    def on_notice(self, notice: object) -> None:
+        self._record(self.notices, notice)
+
+    def on_output(self, output: p.Output) -> None:
+        self._record(self.outputs, output)
 
     def on_reply(self, reply: p.Reply) -> None:
-        with self.lock:
-            self.replies.append(reply)
+        with self.changed:
             self.threads.add(threading.current_thread().name)
+        self._record(self.replies, reply)
 
     def wait(self, predicate, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            assert time.monotonic() < deadline, "timed out"
-            time.sleep(0.01)
+        """Until ``predicate()`` holds, woken by each callback (no polling)."""
+        with self.changed:
+            assert self.changed.wait_for(predicate, timeout), "timed out"
 
 
 @pytest.fixture
@@ -45,8 +57,8 @@ def rec():
 
 @pytest.fixture
 def client(rec):
-    c = InProcessClient(on_state=rec.states.append, on_notice=rec.notices.append,
-                        on_output=rec.outputs.append)
+    c = InProcessClient(on_state=rec.on_state, on_notice=rec.on_notice,
+                        on_output=rec.on_output)
     assert isinstance(c.call(p.LoadSource(source=SOURCE)), p.Result)
     yield c
     c.close()
@@ -100,9 +112,10 @@ def test_the_reply_of_a_running_request_superseded_is_dropped(client, rec):
     gate, _ = gated(client, rec.on_reply, key="load")
     newer = client.request(p.ListFunctions(), rec.on_reply, key="load")
     gate.set()
-    rec.wait(lambda: len(rec.replies) == 1)
-    time.sleep(0.1)
-    assert [r.id for r in rec.replies] == [newer]
+    # Requests run in order: once a later one is answered, the superseded reply had its turn.
+    barrier = client.request(p.Ping(), rec.on_reply)
+    rec.wait(lambda: barrier in {r.id for r in rec.replies})
+    assert [r.id for r in rec.replies] == [newer, barrier]
 
 
 def test_progress_events_reach_the_request(client):
@@ -141,7 +154,7 @@ def test_stop_cancels_what_waits_and_the_engine_answers_again(client, rec):
     assert isinstance(client.call(p.ListFunctions()), p.Result)
 
 
-def test_stop_asks_the_running_request_to_stop(client):
+def test_stop_asks_the_running_request_to_stop(client, rec):
     seen = threading.Event()
     client._service.namespace["seen"] = seen
     source = ("import time\n"
@@ -152,10 +165,7 @@ def test_stop_asks_the_running_request_to_stop(client):
     client.request(p.LoadSource(source=source, keep_names=True))
     assert seen.wait(30)
     client.stop()
-    deadline = time.monotonic() + 30
-    while client.state != "idle":
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    rec.wait(lambda: client.state == "idle", 30)
 
 
 def test_restart_gives_a_fresh_namespace_with_the_source_loaded_again(client, rec):
