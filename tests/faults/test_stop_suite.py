@@ -13,6 +13,7 @@ import os
 import time
 
 import pytest
+from jupyter_client.blocking import BlockingKernelClient
 
 from tests.kernel_util import Recorder, wait_until
 from workbench.api import messages as p
@@ -103,12 +104,24 @@ def _restarted_since(engine: Recorder, seen: int) -> bool:
 def test_interruptible_code_stops_in_place(engine, source):
     pid = engine.call(p.Ping()).value.pid
     box = _start(engine, p.LoadSource(source=source), busy_cpu=False)
+    connection_file = engine.client.connection_file
     took = _stop_and_check(engine, box, idle_within=1.5)
     assert took < 1.5
     # An interrupt sufficed: same process, last good definitions intact.
     assert engine.call(p.Ping()).value.pid == pid
     names = [f.name for f in engine.call(p.ListFunctions()).value.functions]
     assert names == ["f"]
+    # The successor Stop started meanwhile is gone, with its files and sockets.
+    assert engine.client.connection_file == connection_file
+    assert _standby_files(engine) == []
+
+
+def _standby_files(engine: Recorder) -> list[str]:
+    runtime = engine.client.runtime_dir
+    current = engine.client.connection_file.stem
+    return sorted(f.name for f in runtime.iterdir()
+                  if f.name.startswith("kernel-") and not f.name.startswith(current)
+                  and not f.name.endswith((".log", ".log.1")))
 
 
 def test_recursing_trace_stops_in_place(engine):
@@ -123,11 +136,23 @@ def test_deaf_jitted_loop_is_restarted_and_reloaded_within_3_s(engine):
     pid = engine.call(p.Ping()).value.pid
     seen = len(engine.notices)
     box = _start(engine, p.LoadSource(source=DEAF_JIT_LOOP), busy_cpu=True)
+    before = engine.client.connection_file
     _stop_and_check(engine, box, idle_within=3.0)
     assert _restarted_since(engine, seen)
     assert engine.call(p.Ping()).value.pid != pid
     # The last good source is back; the interrupted one never counted as loaded.
     assert isinstance(engine.call(p.Trace(name="f", args="f32[3]")), p.Result)
+    # The kernel Stop started beside the deaf one was adopted: a new connection file, which
+    # a console (a plain Jupyter client) reaches; the old kernel's sockets are gone.
+    assert engine.client.connection_file != before
+    console = BlockingKernelClient(connection_file=str(engine.client.connection_file))
+    console.load_connection_file()
+    console.start_channels()
+    try:
+        reply = console.execute_interactive("f(21)", timeout=30)
+        assert reply["content"]["status"] == "ok"
+    finally:
+        console.stop_channels()
 
 
 def test_async_device_work_left_by_an_interrupted_loop_is_not_idle(engine):

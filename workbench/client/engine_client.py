@@ -270,6 +270,9 @@ class EngineClient:
                 return
         if self._process is not None:
             self._process.launch()
+            if self._process.connection_file != self.connection_file:  # a standby adopted
+                self.connection_file = self._process.connection_file
+                core.transport.use_info(attach.read_connection_file(self.connection_file))
         core.transport.connect()
         core.launched_at = time.monotonic()
         core.send_kernel_info()

@@ -6,7 +6,9 @@ interrupts (SIGINT to our kernel's process group, ``interrupt_request`` on an
 attached kernel's control channel), waits for the kernel to go idle, and then
 sends a ``WaitDevices`` probe. Idle is reported only once the probe answers
 quiet; a kernel still busy, or devices still working, at ``stop_grace`` are
-restarted (ours) or reported with an offer to restart (an attached one).
+restarted (ours) or reported with an offer to restart (an attached one). Our
+kernel's successor starts as the interrupt is sent (``KernelProcess.start_standby``),
+so that a restart costs only the reload.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class Stopper:
             return  # nothing runs in Python; the probe still checks the devices
         if core.owned and self.process is not None and self.process.proc is not None:
             self.process.interrupt()
+            self.process.start_standby()  # ready sooner, should the interrupt not be heard
         else:
             core.transport.send("control", "interrupt_request", {})
 
@@ -91,6 +94,8 @@ class Stopper:
         core.interrupt_deadline = None
         devices = p.result_value(reply, DevicesQuiet)
         if devices is not None and devices.quiet:
+            if self.process is not None:
+                self.process.discard_standby()
             core.refresh_state()
         else:
             self._stop_failed("its devices were still working" if devices is not None

@@ -385,13 +385,14 @@ def _make_app_class() -> type[IPKernelApp]:
     return WorkbenchKernelApp
 
 
-def _warm_up() -> None:
+def _warm_up(touch_devices: bool) -> None:
     """Import JAX while the kernel waits for its first request (GUI start-up in parallel)."""
     try:
         import jax
         import jax.numpy  # noqa: F401
 
-        jax.devices()  # not Stop's device probe: compiling it here slows every restart by 0.2 s
+        if touch_devices:  # not Stop's probe: compiling it here slows every restart by 0.2 s
+            jax.devices()
     except Exception:  # noqa: BLE001 - the first real request reports the problem
         pass
 
@@ -413,6 +414,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-limit", type=int, default=DEFAULT_OUTPUT_LIMIT,
                         help="characters of user output forwarded per request")
     parser.add_argument("--no-warm-up", action="store_true", help="do not import JAX early")
+    parser.add_argument("--standby", action="store_true",
+                        help="started beside a kernel that may still hold the accelerator: "
+                        "warm up without touching it")
     return parser
 
 
@@ -455,7 +459,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     endpoint = Endpoint(service, args.output_limit, after_reply=trimmer)
     app.kernel.comm_manager.register_target(p.COMM_TARGET, endpoint.on_open)
     if not args.no_warm_up:
-        threading.Thread(target=_warm_up, name="workbench-warm-up", daemon=True).start()
+        touch = not (args.standby and accelerator_present())
+        threading.Thread(target=_warm_up, args=(touch,), name="workbench-warm-up",
+                         daemon=True).start()
     app.start()
 
 

@@ -320,8 +320,13 @@ class MainWindow(QMainWindow):
         if console:
             if self.engine.host is None:
                 self._connect_console()
-            else:  # an attached kernel's file is read (and tunnelled) as it connects
-                self.tracer.sig_engine_ready.connect(self._connect_console)
+            # An attached kernel's file is read (and tunnelled) as it connects; ours changes
+            # when a restart adopts the kernel Stop started early: follow it once idle.
+            self.engine.sig_state_changed.connect(self._on_engine_state_for_console)
+
+    def _on_engine_state_for_console(self, state: str) -> None:
+        if state == "idle":
+            self._connect_console()
 
     def _connect_console(self) -> None:
         path = self.engine.connection_file
