@@ -132,7 +132,7 @@ def test_check_notebook_json(capsys, tmp_path):
     assert (doc["lesson"], doc["title"], doc["format"], doc["checked"], doc["ok"]) == (
         path, "Checked lesson", "ipynb", True, False)
     assert set(doc["steps"][0]) == {"number", "title", "status", "directive", "summary",
-                                    "error", "expect_error", "seconds"}
+                                    "error", "expect_error", "seconds", "outputs"}
     assert [s["title"] for s in doc["steps"][:3]] == ["Checked lesson", "Values", "Plot"]
     check_report(doc["steps"])
     # what the code printed is in the document, in step order, and not on stderr
@@ -224,15 +224,27 @@ def test_listing_a_bad_directive_fails_without_running(capsys, tmp_path):
 
 @pytest.mark.parametrize(("name", "content", "message"), [
     ("bad.ipynb", '{"cells": [\n}', "bad.ipynb is not a notebook: invalid JSON at line 2"),
-    ("future.ipynb", '{"nbformat": 9, "cells": []}', "unknown notebook format version 9"),
+    ("future.ipynb", '{"nbformat": 9, "cells": []}',
+     "future.ipynb: unknown notebook format version 9 (the workbench reads nbformat 4)"),
+    ("old.ipynb", '{"nbformat": 3, "worksheets": []}',
+     "old.ipynb: nbformat 3 notebooks are not supported: convert with `jupyter nbconvert "
+     "--to notebook --nbformat 4`"),
+    ("list.ipynb", "[1, 2]", "list.ipynb is not a notebook: its JSON is a list, not an object"),
+    ("image.ipynb", b"\x89PNG\r\n\x1a\n", "image.ipynb is not UTF-8 text: byte 0x89 at offset 0"),
+    ("huge.py", 50_300_000, "huge.py is too large: 50.3 MB (lessons are read up to 20 MB)"),
     ("notes.txt", "# %%\nx = 1\n", "notes.txt is not a lesson"),
     ("gone.py", None, "no such lesson: "),
 ])
 def test_a_lesson_that_cannot_be_read_is_a_usage_error(capsys, tmp_path, name, content,
                                                       message):
     path = tmp_path / name
-    if content is not None:
+    if isinstance(content, str):
         path.write_text(content, encoding="utf-8")
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    elif isinstance(content, int):
+        with open(path, "wb") as fh:  # sparse: refused by its size, never read
+            fh.truncate(content)
     for extra in ((), ("--check",), ("--check", "--format", "json")):
         code, out, err = run_cli(capsys, "lesson", str(path), *extra)
         assert code == 2
@@ -247,5 +259,59 @@ def test_help_says_what_the_check_proves(capsys):
     assert info.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "the check proves the step works, its numbers mean nothing" in text
-    assert "expect-error" in text and '"status" (ok|failed|expected-error|text|listed)' in text
+    assert "expect-error" in text and "raises-exception" in text and "skip-execution" in text
+    assert '"status" (ok|failed|expected-error|skipped|text|listed)' in text
     assert "--existing" in text
+
+
+def skip_lesson(tmp_path):
+    """A notebook whose second step is tagged skip-execution (with a directive that would
+    fail) and whose third is tagged raises-exception; a marker file shows if step 2 ran."""
+    marker = tmp_path / "ran.txt"
+    cells = [
+        nbf.new_markdown_cell("# Skipping"),
+        nbf.new_code_cell("def sq(x):\n    return x * x"),
+        nbf.new_markdown_cell("## Too slow for class"),
+        nbf.new_code_cell(f"# workbench: trace nowhere --args f32[3]\n"
+                          f"open({str(marker)!r}, 'w').write('ran')\nprint('side effect')",
+                          metadata={"tags": ["skip-execution"]}),
+        nbf.new_code_cell("1 / 0", metadata={"tags": ["raises-exception"]}),
+    ]
+    path = tmp_path / "skip.ipynb"
+    nbformat.write(nbf.new_notebook(cells=cells), path)
+    return str(path), marker
+
+
+def test_a_skip_execution_step_is_reported_skipped_and_never_runs(capsys, tmp_path):
+    path, marker = skip_lesson(tmp_path)
+    code, out, err = run_cli(capsys, "lesson", path, "--check", "--format", "json")
+    assert code == 0, out
+    assert not marker.exists() and "side effect" not in out + err
+    doc = json.loads(out)
+    assert doc["ok"] is True
+    steps = doc["steps"]
+    assert [s["status"] for s in steps] == ["ok", "skipped", "expected-error"]
+    skipped = steps[1]
+    assert skipped["title"] == "Too slow for class" and skipped["error"] is None
+    assert skipped["directive"] == "trace nowhere --args f32[3]"
+    assert skipped["summary"].startswith("skipped (skip-execution tag)")
+    assert steps[2]["expect_error"] == "" and steps[2]["error"]["kind"] == "exception"
+    code, out, _ = run_cli(capsys, "lesson", path, "--check")
+    assert code == 0 and not marker.exists()
+    lines = out.splitlines()
+    assert lines[1] == ("step 2/3  skip    Too slow for class — skipped (skip-execution tag): "
+                        "shown, never run")
+    assert lines[-1].startswith("3 steps: 1 ok, 1 expected error, 0 failed, 1 skipped, 0 text (")
+
+
+def test_listing_shows_a_skipped_step(capsys, tmp_path):
+    path, marker = skip_lesson(tmp_path)
+    code, out, _ = run_cli(capsys, "lesson", path)
+    assert code == 0 and not marker.exists()
+    assert out.splitlines() == [
+        "step 1/3  code    Skipping — runs its code",
+        "step 2/3  skip    Too slow for class — skipped (skip-execution tag): shown, never run",
+        "step 3/3  code    1 / 0 — runs its code  [expect-error]",
+        "3 steps: 2 with code, 1 skipped, 0 text; nothing ran (--check runs them)"]
+    code, out, _ = run_cli(capsys, "lesson", path, "--format", "json")
+    assert [s["status"] for s in json.loads(out)["steps"]] == ["listed", "skipped", "listed"]

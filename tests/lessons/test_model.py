@@ -145,3 +145,48 @@ def test_a_bad_directive_is_a_problem_of_its_step_only(tmp_path):
     assert no_args.directive is None and "--args" in no_args.problem
     assert isinstance(two.directive, CallDirective) and "one directive per step" in two.problem
     assert fine.problem is None and isinstance(fine.directive, CallDirective)
+
+
+def test_jupyters_raises_exception_tag_expects_any_error(tmp_path):
+    tagged = nbf.new_code_cell("1 / 0", metadata={"tags": ["raises-exception"]})
+    both = nbf.new_code_cell("x = undefined",
+                             metadata={"tags": ["raises-exception", "expect-error:name"]})
+    line_wins = nbf.new_code_cell("# workbench: expect-error tracer-bool\nz = 1",
+                                  metadata={"tags": ["raises-exception"]})
+    near_miss = nbf.new_code_cell("y = 1", metadata={"tags": ["raises-exceptions", "raises"]})
+    lesson = read_lesson(write_notebook(tmp_path / "l.ipynb",
+                                        [tagged, both, line_wins, near_miss]))
+    assert [s.expect_error for s in lesson.steps] == ["", "name", "tracer-bool", None]
+    assert not any(s.skip for s in lesson.steps)
+
+
+def test_skip_execution_tag_keeps_the_code_and_its_directive(tmp_path):
+    skipped = nbf.new_code_cell("# workbench: trace f --args f32[3]\ndef f(x):\n    return x",
+                                metadata={"tags": ["slide", "skip-execution"]})
+    runs = nbf.new_code_cell("y = f(1.0)")
+    lesson = read_lesson(write_notebook(tmp_path / "l.ipynb", [skipped, runs]))
+    first, second = lesson.steps
+    assert first.skip and not second.skip
+    assert first.code == "def f(x):\n    return x\n"
+    assert isinstance(first.directive, CallDirective) and first.problem is None
+    assert first.directive_lines == ("# workbench: trace f --args f32[3]",)
+
+
+def test_percent_tags_skip_and_raise(tmp_path):
+    path = tmp_path / "l.py"
+    path.write_text(textwrap.dedent("""\
+        # %% tags=["skip-execution"]
+        # workbench: plot f
+        import big_dataset
+
+        # %% tags=["raises-exception"]
+        1 / 0
+
+        # %% [markdown] tags=["skip-execution"]
+        # Text is text.
+        """), encoding="utf-8")
+    lesson = read_lesson(path)
+    assert [(s.skip, s.expect_error, s.has_code) for s in lesson.steps] == [
+        (True, None, True), (False, "", True), (False, None, False)]
+    assert isinstance(lesson.steps[0].directive, PlotDirective)
+    assert lesson.steps[0].code == "import big_dataset\n"

@@ -1,15 +1,21 @@
-"""The lesson panel on its own: Markdown, maths as code, edited marks, position, scale."""
+"""The lesson panel on its own: Markdown, maths as images, edited marks, position, scale,
+the step list's height."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QColor, QImage, QPalette, QTextDocument
 from PySide6.QtWidgets import QApplication
 
+from workbench.lessons import Step
 from workbench.lessons.formats import percent_from_text
-from workbench.ui.lesson.lesson_panel import EDITED_MARK, LessonPanel, markdown_for_qt, maths_text
+from workbench.ui.lesson.lesson_panel import EDITED_MARK, STEP_ROWS, LessonPanel
 from workbench.ui.style.presentation import base_font
+from workbench.ui.style.theme import dark_palette
 
 LESSON = """\
 # %% [markdown]
@@ -65,31 +71,70 @@ def test_the_step_text_is_rendered_markdown(panel):
                for i in range(doc.blockCount()))  # the bullets are a list
 
 
-def test_maths_shows_as_code_written_as_it_is():
-    converted = markdown_for_qt("slope of $f(x) = x^2$ costs $5 and $6\n\n$$\na*b\n$$\n")
-    assert "`f(x) = x^2`" in converted
-    assert "$5 and $6" in converted  # money, not maths
-    assert "```\na*b\n```" in converted
-    fenced = "```python\nprice = '$x$'\n```\n"
-    assert markdown_for_qt(fenced) == fenced  # code is left as written
-    assert markdown_for_qt("keep `$x$` as is") == "keep `$x$` as is"
+def maths_images(panel) -> list[QImage]:
+    """The images of the maths the panel's document shows, in order."""
+    document = panel.text.document()
+    names = re.findall(r'src="(wbmath:\d+)"', panel.text.toHtml())
+    images = [document.resource(QTextDocument.ResourceType.ImageResource, QUrl(name))
+              for name in names]
+    assert all(isinstance(image, QImage) and not image.isNull() for image in images)
+    return images
 
 
-def test_maths_latex_reads_as_unicode_text():
-    converted = markdown_for_qt(r"slope $\lambda = 1.05$, left $-\lambda\alpha \approx -1.75$"
-                                "\n\n$$\n\\sum_i x_i^2\n$$\n")
-    assert "`λ = 1.05`" in converted
-    assert "`-λα ≈ -1.75`" in converted
-    assert "```\n∑_i x_i^2\n```" in converted
-    assert maths_text(r"\frac{a}{") in (r"\frac{a}{", "a/")  # never raises
-    assert maths_text(r"J_{ij} = \partial f_i / \partial x_j") == "J_ij = ∂f_i / ∂x_j"
+def ink(image: QImage) -> QColor:
+    """The colour of the image's most opaque pixel: the formula's ink."""
+    best = max(((x, y) for x in range(image.width()) for y in range(image.height())),
+               key=lambda at: image.pixelColor(*at).alpha())
+    return image.pixelColor(*best)
 
 
-def test_display_maths_renders_as_a_code_block(panel):
+def test_maths_are_typeset_images_in_the_document(panel):
     panel.set_current(1)
-    text = panel.text.toPlainText()
-    assert "f'(x) = 2 x" in text and "$$" not in text
-    assert "f(x) = x^2" in text and "$f(x)" not in text
+    html = panel.text.toHtml()
+    assert 'alt="$f(x) = x^2$"' in html and "alt=\"$$f'(x) = 2 x$$\"" in html
+    images = maths_images(panel)
+    assert len(images) == 2  # inline and display
+    assert "$f(x)" not in panel.text.toPlainText()  # an image, not the source
+    text = panel.text.palette().color(QPalette.ColorRole.Text)
+    assert ink(images[0]).name() == text.name()  # the maths in the text's colour
+    panel.set_current(2)
+    assert maths_images(panel) == [] and "$HOME" in panel.text.toPlainText()
+
+
+def test_maths_follow_the_presentation_scale_and_the_theme(qtbot, qapp, panel):
+    panel.set_current(1)
+    normal = maths_images(panel)[0]
+    panel.set_presentation_scale(1.5)
+    big = maths_images(panel)[0]
+    assert big.width() > 1.3 * normal.width()
+    panel.set_presentation_scale(1.0)
+    light = qapp.palette()
+    try:
+        qapp.setPalette(dark_palette())  # as the theme does, after its sig_scheme_changed
+        panel.set_scheme("dark")
+        qtbot.waitUntil(lambda: ink(maths_images(panel)[0]).lightness() > 180)  # light ink
+    finally:
+        qapp.setPalette(light)
+    qtbot.waitUntil(lambda: ink(maths_images(panel)[0]).lightness() < 100)
+
+
+def test_the_step_list_shows_twelve_rows_in_the_dock_of_a_1600x1000_window(qtbot):
+    widget = LessonPanel()
+    qtbot.addWidget(widget)
+    steps = [Step(n, f"step {n}", f"Text of step {n}.") for n in range(1, 31)]
+    widget.set_lesson("Long lesson", steps)
+    widget.resize(416, 559)  # the lesson dock's size in a 1600x1000 main window
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.set_current(1)
+    assert widget.steps_rows_shown() >= STEP_ROWS
+    assert widget.text.height() >= 0.35 * sum(widget.splitter.sizes())  # the text keeps room
+    widget.resize(416, 800)  # a taller dock: the text takes the height, the list its rows
+    qtbot.waitUntil(lambda: widget.text.height() > 400)
+    assert STEP_ROWS <= widget.steps_rows_shown() <= STEP_ROWS + 1
+    widget.splitter.moveSplitter(500, 1)  # the user drags the handle: theirs from now on
+    widget.resize(416, 820)
+    assert widget.steps.height() > 400
 
 
 def test_position_buttons_and_the_chosen_step(qtbot, panel):

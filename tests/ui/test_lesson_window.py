@@ -153,7 +153,7 @@ def test_pagedown_walks_every_step_and_each_panel_shows_its_result(qtbot, make_w
     assert window.controls.args() == "f32[3]"
 
     page_down(qtbot, window)  # 2: values, on the Graph tab
-    assert "x^3" in panel.text.toPlainText()  # the maths shows as code, as written
+    assert 'alt="$x^3$"' in panel.text.toHtml()  # the maths typeset, its source kept
     qtbot.waitUntil(lambda: window.graph_panel is not None
                     and window.graph_panel.values is not None
                     and window.graph_panel.values.function == "cube", timeout=ENGINE_S)

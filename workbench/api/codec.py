@@ -19,6 +19,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 import numpy as np
 
 from workbench.api import (
+    cells,
     curves,
     devices,
     errors,
@@ -54,7 +55,7 @@ WIRE_TYPES: tuple[type, ...] = (
     curves.CurveParam, curves.DerivativeCheck, curves.PointDerivatives, curves.PointValues,
     timing.TimingConfig, timing.TimingReport, timing.ModeResult, timing.LoopStats,
     timing.CompileSplit, timing.DeviceTiming, timing.SweepPoint, kmeans.KMeansRun,
-    kmeans.KMeansDemo, printed.Printed, values.ValueSummary, values.CarryTrace,
+    kmeans.KMeansDemo, printed.Printed, cells.CellOutput, values.ValueSummary, values.CarryTrace,
     values.NodeValues, values.EqnValues, values.ValuesResult, values.VarRef, values.ArrayValue,
 )  # fmt: skip
 

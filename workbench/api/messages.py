@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
+from workbench.api.cells import CellOutput
 from workbench.api.choices import Dataset, DemoInit, HloKind, Init, Mode, Transform
 from workbench.api.curves import Curves, PointDerivatives, PointValues
 from workbench.api.devices import DeviceReport, DevicesQuiet
@@ -99,6 +100,9 @@ class LoadSource(Request):
     keep_names: bool = False
     """Keep the names earlier sources defined (a lesson's steps build on each other, as a
     notebook's cells do); otherwise a function the new source no longer defines is dropped."""
+    cell: bool = False
+    """Run it as Jupyter runs a notebook cell (IPython's magics, ``!`` lines, display hook):
+    ``Functions.outputs`` then holds what it showed. Implies ``keep_names``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -260,6 +264,9 @@ class Functions:
     functions: tuple[FunctionInfo, ...]
     trace: Reply | None = None
     printed: Printed = Printed()
+    outputs: tuple[CellOutput, ...] = ()
+    """A cell's outputs in order (``LoadSource(cell=True)``); its printed text among them."""
+    outputs_dropped: int = 0
 
 
 ResultValue = (
@@ -277,9 +284,11 @@ class Result(Reply):
 
 @dataclass(frozen=True)
 class UserCodeFailure(Reply):
-    """The user's code raised; the catalog explains it."""
+    """The user's code raised; the catalog explains it. A notebook cell's ``outputs`` are what
+    it showed before it raised."""
 
     explanation: Explanation
+    outputs: tuple[CellOutput, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,12 @@ import json
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal
 
 from workbench.api import messages as m
+from workbench.api.cells import CellOutput
 from workbench.api.curves import Curves
 from workbench.api.errors import Explanation
 from workbench.api.jaxpr import TraceResult
@@ -49,43 +51,51 @@ from workbench.lessons.plan import (
 # Enough to prove a timing step runs, not to measure it: the check is about the lesson.
 CHECK_TIMING = TimingConfig(min_batch_s=0.001, repeats=2, max_measure_s=0.5, dispatch_samples=3)
 
-Status = Literal["ok", "failed", "expected-error", "text", "listed"]
+Status = Literal["ok", "failed", "expected-error", "skipped", "text", "listed"]
 LABELS: dict[str, str] = {"ok": "ok", "failed": "FAILED", "expected-error": "ok",
-                          "text": "text", "listed": "code"}
+                          "skipped": "skip", "text": "text", "listed": "code"}
 
 EPILOG = """\
 Without --check nothing runs: each step is listed with its title and what it would do
 (its directive, or "runs its code"). A step with a bad directive is listed as FAILED.
 
-With --check every code step runs in order in one engine, as a notebook's cells do:
-names a step defines stay for the steps after it. Then its directive runs: trace
+With --check every code step runs in order in one engine, as Jupyter runs a notebook's
+cells: through IPython (magics such as %timeit, ! shell lines, a real __main__), names a
+step defines staying for the steps after it, and what it shows kept: its printed text,
+its last expression's value (Out[n], IPython's formatting) and its matplotlib figures
+(the inline backend; PNG files under --outputs DIR). Then its directive runs: trace
 (the jaxpr), values (every variable's value; a run-time error is the step's error),
 plot (FUNC and each --overlay sampled), time (jit vs eager, measured only briefly:
 the check proves the step works, its numbers mean nothing; the directive's
 --repeats, --min-batch and --budget are not used), kmeans (the animated demo's run).
 
 A step passes when it runs without an error, or, marked to fail (a cell tag
-expect-error or expect-error:KIND, or a line # workbench: expect-error [KIND]), when
-it fails with that error kind (any kind when none is given; the kinds are the error
-catalog's, e.g. tracer-bool, name, syntax). A step fails on any other error, when an
-expected error does not come, or on a bad directive (kind "directive"). Errors that
-are the lesson's own mistakes (an unknown function, a bad argument spec: kind
-"usage") fail a step even when it expects an error. Text-only steps are listed as text.
+expect-error, expect-error:KIND or Jupyter's raises-exception, or a line
+# workbench: expect-error [KIND]), when it fails with that error kind (any kind
+when none is given; the kinds are the error catalog's, e.g. tracer-bool, name,
+syntax). A step fails on any other error, when an expected error does not come, or
+on a bad directive (kind "directive"). Errors that are the lesson's own mistakes (an
+unknown function, a bad argument spec: kind "usage") fail a step even when it
+expects an error. Text-only steps are listed as text. A step whose cell is tagged
+skip-execution (Jupyter Book's and nbclient's tag) is listed and reported as
+skipped: neither its code nor its directive runs, and it never fails the check.
 
 Text format: one line per step as it finishes (a failed step's hint on a second line)
 and a summary line; what the lesson's code prints goes on stderr. JSON: one document,
 {"lesson", "title", "format" (ipynb|percent), "checked", "ok", "seconds", "steps":
-[{"number", "title", "status" (ok|failed|expected-error|text|listed), "directive"
+[{"number", "title", "status" (ok|failed|expected-error|skipped|text|listed), "directive"
 (as written, or null), "summary", "error", "expect_error" (null, "" for any kind, or
-the kind), "seconds"}], "output" (what the lesson's code printed), "output_dropped"}.
+the kind), "seconds", "outputs": [{"kind" (stream|result|display), "text" (text/plain),
+"execution_count", "has_figure", "figure" (its file under --outputs, else null)}]}],
+"output" (what the lesson's code printed), "output_dropped"}.
 "error" is null or {"kind", "title", "file", "line", "hint", "message"}: for an
 expected-error step the error it raised; kind "no-error" when an expected error did
 not come; "line" counts within the step's code, and "file" is null unless the error
 is in another step's code (a function defined there).
 
 Exit status: 0 when every step passes (or, listing, no directive is bad), 1 when a
-step fails, 2 when the lesson cannot be read (not JSON, an unknown nbformat version,
-not .ipynb or .py, missing).
+step fails, 2 when the lesson cannot be read (one line on stderr says why: not JSON,
+not nbformat 4, not UTF-8 text, past a size limit, not .ipynb or .py, missing).
 """
 
 
@@ -103,6 +113,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check", action="store_true",
                    help="run every step in order and report each (exit 1 if one fails)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--outputs", metavar="DIR", type=Path,
+                   help="with --check: write each step's figures there as PNG files "
+                   "(step-03-1.png, ...); JSON names them")
     add_engine_options(p)
     p.set_defaults(func=run)
 
@@ -119,6 +132,10 @@ class StepReport:
     error: dict[str, Any] | None
     expect_error: str | None
     seconds: float = 0.0
+    outputs: list[dict[str, Any]] = field(default_factory=list)
+    """What the step showed, as a notebook shows a cell's outputs: {"kind" (stream|result|
+    display), "text" (its text/plain), "execution_count" (a result's Out[n]), "figure"
+    (the PNG's path under --outputs, else null; "has_figure" says whether it had one)}."""
 
 
 @dataclass
@@ -128,6 +145,7 @@ class _Outcome:
     summary: str = ""
     error: Explanation | None = None
     usage: str | None = None  # the lesson's own mistake (unknown function, bad spec)
+    outputs: tuple[CellOutput, ...] = ()
 
 
 class _StepOutput(UserOutput):
@@ -150,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     as_json = args.format == "json"
     started = time.perf_counter()
     if not args.check:
-        reports = [_listed(step) for step in lesson.steps]
+        reports = [_skipped(step) or _listed(step) for step in lesson.steps]
         printed = Printed()
         if not as_json:
             for report in reports:
@@ -209,6 +227,26 @@ def _listed(step: Step) -> StepReport:
                       step.expect_error)
 
 
+# ---------------------------------------------------------------------------- skipping
+
+
+SKIPPED = "skipped (skip-execution tag): shown, never run"
+
+
+def _skipped(step: Step) -> StepReport | None:
+    """The report of a step tagged skip-execution, which nothing runs; None for the others."""
+    if not (step.has_code and step.skip):
+        return None
+    return StepReport(step.number, step.title, "skipped", _directive_text(step), SKIPPED,
+                      None, step.expect_error)
+
+
+def _skipped_part(reports: list[StepReport]) -> list[str]:
+    """The summary line's "N skipped", when a step was."""
+    skipped = sum(1 for r in reports if r.status == "skipped")
+    return [f"{skipped} skipped"] if skipped else []
+
+
 # ---------------------------------------------------------------------------- checking
 
 
@@ -219,7 +257,8 @@ def _check(args: argparse.Namespace, lesson: Lesson,
     with open_engine(args, shared_namespace=True) as engine:
         for step in lesson.steps:
             output = shared or _StepOutput(echo=True)
-            report = _check_step(engine, lesson, step, output)
+            report = _skipped(step) or _check_step(engine, lesson, step, output,
+                                                   args.outputs, as_json)
             reports.append(report)
             if not as_json:
                 output.to_stderr()
@@ -227,7 +266,8 @@ def _check(args: argparse.Namespace, lesson: Lesson,
     return reports, shared.result() if shared is not None else Printed()
 
 
-def _check_step(engine: Engine, lesson: Lesson, step: Step, output: UserOutput) -> StepReport:
+def _check_step(engine: Engine, lesson: Lesson, step: Step, output: UserOutput,
+                outputs_dir: Path | None = None, as_json: bool = True) -> StepReport:
     if not step.has_code:
         return StepReport(step.number, step.title, "text", None, "text", None, None)
     started = time.perf_counter()
@@ -236,9 +276,13 @@ def _check_step(engine: Engine, lesson: Lesson, step: Step, output: UserOutput) 
     directive = _directive_text(step)
     filename = lesson.step_filename(step.number)
 
+    shown = _outputs(outcome.outputs, step.number, outputs_dir)
+    if not as_json:
+        _print_outputs(outcome.outputs, shown, output)
+
     def report(status: Status, summary: str, error: dict[str, Any] | None) -> StepReport:
         return StepReport(step.number, step.title, status, directive, summary, error,
-                          step.expect_error, seconds)
+                          step.expect_error, seconds, shown)
 
     if step.problem is not None:
         ran = ("its code ran" if outcome.error is None and outcome.usage is None
@@ -268,14 +312,15 @@ def _run_step(engine: Engine, lesson: Lesson, step: Step, output: UserOutput) ->
     try:
         loaded = engine.call(
             m.LoadSource(source=step.code, filename=lesson.step_filename(step.number),
-                         keep_names=True),
+                         keep_names=True, cell=True),
             m.Functions, output=output)
         if step.directive is None or step.problem is not None:
             names = ", ".join(f.name for f in loaded.functions)
-            return _Outcome(f"ran; defines {names}" if names else "ran")
-        return _directive(engine, step.directive, output)
+            return _Outcome(f"ran; defines {names}" if names else "ran",
+                            outputs=loaded.outputs)
+        return replace(_directive(engine, step.directive, output), outputs=loaded.outputs)
     except UserCodeError as exc:
-        return _Outcome(error=exc.explanation)
+        return _Outcome(error=exc.explanation, outputs=exc.outputs)
     except UsageError as exc:
         return _Outcome(usage=exc.message)
     except WorkbenchError as exc:  # the engine itself failed (an attached kernel died)
@@ -298,6 +343,41 @@ def _directive(engine: Engine, d: Directive, output: UserOutput) -> _Outcome:
         report = engine.call(time_request(d, CHECK_TIMING), TimingReport, output=output)
         return _Outcome(_time_summary(report))
     return _Outcome(_kmeans_summary(engine.call(kmeans_request(d), KMeansDemo, output=output)))
+
+
+# ---------------------------------------------------------------------------- outputs
+
+
+def _outputs(outputs: tuple[CellOutput, ...], number: int,
+             folder: Path | None) -> list[dict[str, Any]]:
+    """The step's outputs for the report; its figures written under ``folder``, if given."""
+    shown: list[dict[str, Any]] = []
+    figures = 0
+    for output in outputs:
+        path = None
+        if output.png:
+            figures += 1
+            if folder is not None:
+                folder.mkdir(parents=True, exist_ok=True)
+                target = folder / f"step-{number:02d}-{figures}.png"
+                target.write_bytes(output.png)
+                path = str(target)
+        shown.append({"kind": output.kind, "text": output.text,
+                      "execution_count": output.execution_count,
+                      "has_figure": bool(output.png), "figure": path})
+    return shown
+
+
+def _print_outputs(outputs: tuple[CellOutput, ...], shown: list[dict[str, Any]],
+                   output: UserOutput) -> None:
+    """Text format: a result's value and a figure's place among what the step printed."""
+    for cell_output, entry in zip(outputs, shown, strict=True):
+        if cell_output.kind == "result":
+            output.write(f"Out[{cell_output.execution_count}]: {cell_output.text}\n")
+        elif entry["has_figure"]:
+            output.write(f"[figure: {entry['figure'] or cell_output.text}]\n")
+        elif cell_output.kind == "display" and cell_output.text:
+            output.write(cell_output.text + "\n")
 
 
 # ---------------------------------------------------------------------------- summaries
@@ -432,11 +512,12 @@ def _summary_line(reports: list[StepReport], checked: bool, seconds: float) -> s
     counts = {s: sum(1 for r in reports if r.status == s)
               for s in ("ok", "expected-error", "failed", "text", "listed")}
     if not checked:
-        parts = [f"{counts['listed'] + counts['failed']} with code", f"{counts['text']} text"]
+        parts = [f"{counts['listed'] + counts['failed']} with code",
+                 *_skipped_part(reports), f"{counts['text']} text"]
         if counts["failed"]:
             parts.append(f"{counts['failed']} with a bad directive")
         return (f"{_count(len(reports), 'step')}: {', '.join(parts)}; nothing ran "
                 "(--check runs them)")
     parts = [f"{counts['ok']} ok", _count(counts["expected-error"], "expected error"),
-             f"{counts['failed']} failed", f"{counts['text']} text"]
+             f"{counts['failed']} failed", *_skipped_part(reports), f"{counts['text']} text"]
     return f"{_count(len(reports), 'step')}: {', '.join(parts)} ({seconds:.1f} s)"

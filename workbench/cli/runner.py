@@ -49,7 +49,7 @@ class EngineError(WorkbenchError):
 def raise_failure(reply: p.Reply) -> None:
     """The exception the in-process engine would have raised for this failure reply."""
     if isinstance(reply, p.UserCodeFailure):
-        raise UserCodeError(reply.explanation)
+        raise UserCodeError(reply.explanation, reply.outputs)
     if isinstance(reply, p.UsageFailure):
         error = UsageError(reply.message)
         error.field = reply.field

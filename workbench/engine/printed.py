@@ -46,6 +46,11 @@ class PrintedCapture:
                 self._parts.append(text)
                 self._kept += len(text)
 
+    def position(self) -> int:
+        """Characters kept so far: where an output shown now falls in the text."""
+        with self._lock:
+            return self._kept
+
     def result(self) -> Printed:
         with self._lock:
             return Printed("".join(self._parts), self._dropped)

@@ -19,7 +19,7 @@ from typing import Any
 
 from workbench.api import messages as p
 from workbench.engine.errors import UsageError, UserCodeError, explain
-from workbench.engine.printed import capture_printed
+from workbench.engine.printed import PrintedCapture, capture_printed
 from workbench.engine.source import DEFAULT_FILENAME, LoadedSource, load_source
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
@@ -65,6 +65,8 @@ class Service:
         self.in_kernel = in_kernel
         self.memory_limit = memory_limit
         self.loaded: LoadedSource | None = None
+        # Names that cells which failed were to bind: name -> (step number, "imports"/...).
+        self.unbound: dict[str, tuple[int, str]] = {}
 
     def handle(self, request: Any, context: Context | None = None) -> p.Reply:
         """The reply to ``request``; never raises for a user's or a request's fault."""
@@ -79,7 +81,7 @@ class Service:
         try:
             return p.Result(rid, handler(self, request, context))
         except UserCodeError as exc:
-            return p.UserCodeFailure(rid, exc.explanation)
+            return p.UserCodeFailure(rid, exc.explanation, exc.outputs)
         except UsageError as exc:
             return p.UsageFailure(rid, exc.message, exc.field, exc.exit_code)
         except KeyboardInterrupt:
@@ -121,6 +123,8 @@ def _ping(service: Service, request: p.Ping, context: Context) -> p.Pong:
 
 @handles(p.LoadSource)
 def _load(service: Service, request: p.LoadSource, context: Context) -> p.Functions:
+    if request.cell:
+        return _load_cell(service, request, context)
     old = service.loaded
     before = {f.name: old.namespace.get(f.name) for f in old.functions} if old else {}
     # A failed load raises here and leaves the last good source in place.
@@ -135,6 +139,49 @@ def _load(service: Service, request: p.LoadSource, context: Context) -> p.Functi
                                                          context.should_stop)),
                            printed.result())
     return p.Functions(service.loaded.filename, functions, printed=printed.result())
+
+
+def _load_cell(service: Service, request: p.LoadSource, context: Context) -> p.Functions:
+    """A lesson step run as a notebook cell (``workbench.engine.cells``)."""
+    from workbench.engine import cells
+    from workbench.engine.source import fresh_namespace, list_functions
+
+    if service.namespace is None:
+        service.namespace = {}  # a notebook's cells share one namespace
+    namespace = service.namespace
+    for key, value in fresh_namespace(request.filename).items():
+        if key not in ("__name__", "__file__"):
+            namespace.setdefault(key, value)
+    shell = cells.shell_for(namespace)
+    step = _step_number(request.filename)
+    capture = PrintedCapture()
+    with capture.capturing(tee=True):
+        run = cells.run_cell(shell, request.source, request.filename, namespace, capture,
+                             forward=service.in_kernel)
+    bound = cells.bound_names(shell.transform_cell(request.source))
+    if run.error is not None:
+        for name, verb in bound.items():
+            if name not in namespace:
+                service.unbound[name] = (step, verb)
+        explanation = cells.explain_cell_error(run.error, request.filename, service.unbound)
+        raise UserCodeError(explanation, tuple(run.outputs))
+    for name in bound:
+        service.unbound.pop(name, None)
+    service.loaded = LoadedSource(request.source, request.filename, namespace,
+                                  list_functions(namespace, request.filename))
+    functions = tuple(service.loaded.functions)
+    trace = request.trace
+    reply = None
+    if trace is not None and any(f.name == trace.name for f in functions):
+        reply = service.handle(trace, Context(trace.id, context.emit, context.should_stop))
+    return p.Functions(request.filename, functions, reply, capture.result(), tuple(run.outputs),
+                       run.dropped)
+
+
+def _step_number(filename: str) -> int:
+    """``"name.ipynb, step 12"`` -> 12 (0 for a file that is not a lesson step)."""
+    head, _, number = filename.rpartition(", step ")
+    return int(number) if head and number.isdigit() else 0
 
 
 @handles(p.ListFunctions)

@@ -11,6 +11,7 @@ import ast
 import inspect
 import linecache
 import numbers
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ from workbench.engine.errors import (
 from workbench.engine.source_info import def_line
 
 DEFAULT_FILENAME = "editor.py"
+_OUTPUT_CACHE = re.compile(r"_+\d*$")  # IPython's Out aliases: _, __, ___, _12
 
 
 @dataclass
@@ -61,6 +63,11 @@ def _exit(status: object = None) -> None:
     raise SystemExit(status)
 
 
+def exit_as_script(namespace: dict[str, Any]) -> None:
+    """``exit``/``quit`` in ``namespace`` raise SystemExit (IPython's would end the kernel)."""
+    namespace["exit"] = namespace["quit"] = _exit
+
+
 def fresh_namespace(filename: str = DEFAULT_FILENAME) -> dict[str, Any]:
     """A module-like namespace with jax, jnp, lax and np already imported."""
     import jax
@@ -93,6 +100,21 @@ def check_syntax(source: str, filename: str = DEFAULT_FILENAME) -> SyntaxProblem
     return None
 
 
+def syntax_error(problem: SyntaxProblem, filename: str) -> Explanation:
+    """The catalog's explanation of a syntax problem."""
+    return Explanation(
+        kind="syntax",
+        title=f"Syntax error: {problem.message}",
+        hint="Python could not read this line; check brackets, colons and indentation.",
+        message=problem.message,
+        specifics=syntax_specifics(problem.text, problem.column),
+        file=filename,
+        line=problem.line,
+        column=problem.column,
+        exception_type="SyntaxError",
+    )
+
+
 def register_source(source: str, filename: str) -> None:
     """Make ``filename`` readable through linecache, so tracebacks show editor lines."""
     lines = source.splitlines(keepends=True)
@@ -114,26 +136,14 @@ def load_source(
     """
     problem = check_syntax(source, filename)
     if problem is not None:
-        raise UserCodeError(
-            Explanation(
-                kind="syntax",
-                title=f"Syntax error: {problem.message}",
-                hint="Python could not read this line; check brackets, colons and indentation.",
-                message=problem.message,
-                specifics=syntax_specifics(problem.text, problem.column),
-                file=filename,
-                line=problem.line,
-                column=problem.column,
-                exception_type="SyntaxError",
-            )
-        )
+        raise UserCodeError(syntax_error(problem, filename))
     register_source(source, filename)
     ns = fresh_namespace(filename) if namespace is None else namespace
     if namespace is not None:
         for key, value in fresh_namespace(filename).items():
             ns.setdefault(key, value)
         ns["__file__"] = filename
-        ns["exit"] = ns["quit"] = _exit
+        exit_as_script(ns)
     code = compile(source, filename, "exec")
     try:
         exec(code, ns)
@@ -185,6 +195,6 @@ def list_functions(namespace: dict[str, Any], filename: str) -> tuple[FunctionIn
         describe_function(name, obj, filename)
         for name, obj in namespace.items()
         if not name.startswith("__") and callable(obj) and _defined_in(obj, filename) is not None
-        and not inspect.isclass(obj)
+        and not inspect.isclass(obj) and not _OUTPUT_CACHE.match(name)
     ]
     return tuple(sorted(found, key=lambda f: (f.line, f.name)))

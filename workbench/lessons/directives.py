@@ -4,6 +4,10 @@
 name takes, minus its FILE (the cell is the file) and its output options
 (``workbench.api.commands``); ``values`` takes what ``trace`` does and shows every
 variable's value. ``expect-error KIND`` marks a step meant to fail with that error kind.
+
+The cell tags a lesson honours are named here too: ``expect-error[:KIND]``, and Jupyter's
+``raises-exception`` (any error expected) and ``skip-execution`` (shown, never run), the
+tags nbclient and Jupyter Book honour (``workbench.lessons.model`` reads them).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 from workbench.api.choices import INITS, MODES, TRANSFORM_NAMED, TRANSFORMS, Transform
@@ -27,6 +32,10 @@ from workbench.api.commands import (
 
 VERBS = ("trace", "values", "plot", "time", "kmeans")
 EXPECT_ERROR = "expect-error"
+RAISES_EXCEPTION = "raises-exception"
+"""Jupyter's tag for a cell expected to raise (nbclient, Jupyter Book): any error kind."""
+SKIP_EXECUTION = "skip-execution"
+"""Jupyter Book's and nbclient's tag for a cell that is shown but never run."""
 DIRECTIVE_LINE = re.compile(r"^\s*#\s*workbench:\s*(?P<text>.*?)\s*$")
 
 
@@ -118,7 +127,9 @@ _ADDERS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
 }
 
 
+@cache
 def _parser(verb: str) -> argparse.ArgumentParser:
+    """One parser per verb, built once: a lesson of a thousand directives opens at once."""
     p = _Parser(prog=f"workbench: {verb}", add_help=False, exit_on_error=False)
     _ADDERS[verb](p)
     return p

@@ -1,4 +1,4 @@
-"""Reading and writing lessons: Jupyter notebooks (``nbformat``) and percent-format scripts.
+"""Reading and writing lessons: Jupyter notebooks (nbformat 4) and percent-format scripts.
 
 A percent script is the Jupytext convention Spyder and VS Code also run: ``# %%``
 starts a code cell, ``# %% [markdown]`` (or ``[md]``) a Markdown cell whose lines
@@ -6,23 +6,49 @@ are ``#``-prefixed, ``tags=["..."]`` on the marker line tags the cell. The
 parser keeps every marker and blank line, so a script written back without
 edits is byte for byte the file it read; a notebook keeps its metadata and the
 outputs of the cells the teacher did not edit.
+
+A lesson is read whole, within limits checked before the work they bound: the file
+at most ``MAX_LESSON_BYTES`` (checked before it is read), at most ``MAX_CELLS``
+cells, a code cell at most ``MAX_CODE_CHARS`` characters and a Markdown cell
+``MAX_TEXT_CHARS``. Anything else wrong is one ``LessonError`` line too. A
+notebook's outputs and attachments (images, often most of the file) are dropped as
+it is read: the lesson never shows them. Saving reads them back from the notebook
+file on disk, for every cell whose source there is still the one read
+(``notebook_text``).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from workbench.lessons.model import Cell, CellKind, Lesson, LessonError, build_steps, lesson_title
 
-MAX_LESSON_BYTES = 20 * 1024 * 1024
-_MARKER = re.compile(r"^#\s?%%(?P<rest>.*)$")
+MB = 1_000_000
+MAX_LESSON_BYTES = 20 * MB
+"""A lesson file larger than this is refused before it is read (a lesson is text and code;
+what makes a notebook big is the outputs it drops)."""
+MAX_CELLS = 2_000
+"""More cells than a lesson has: 2,000 code cells with a directive each open in under half
+a second (their directives are parsed as the lesson opens)."""
+MAX_CODE_CHARS = 200_000
+"""A code cell is something to read in the editor and run: 200,000 characters is thousands
+of lines. Bigger ones hold data, and the lesson is refused rather than shown cut."""
+MAX_TEXT_CHARS = 1_000_000
+"""A Markdown cell is shown whole beside the editor."""
+NBFORMAT_CONVERT = "jupyter nbconvert --to notebook --nbformat 4"
+_HEAVY = ("outputs", "attachments")  # cell keys dropped on reading, read back on saving
+_MARKER = re.compile(r"^\ufeff?#[^\S\n]?%%(?P<rest>[^\n]*)$", re.MULTILINE)
 _KIND = re.compile(r"\[(?P<kind>markdown|md|raw)\]")
 _TAGS = re.compile(r"tags\s*=\s*(?P<tags>\[[^\]]*\])")
+_CODE_ROW = re.compile(r"^[^\S\n]*[^\s#]", re.MULTILINE)  # a line that is not a comment
 
 
 @dataclass(frozen=True)
@@ -32,22 +58,64 @@ class _PercentCell:
     gap: str  # the blank lines that end the cell
 
 
+@dataclass(frozen=True)
+class _Notebook:
+    """A notebook as the writer needs it: its JSON without the heavy parts of its cells."""
+
+    doc: dict[str, Any]
+    dropped: Mapping[int, tuple[str, ...]]
+    """Cell index -> the keys (outputs, attachments) dropped from it, to read back on saving."""
+
+
+def _name(path: Path) -> str:
+    """The file's name for a one-line message, even when it holds a newline."""
+    return path.name if path.name.isprintable() else ascii(path.name)
+
+
+def _size(n: int) -> str:
+    return f"{n / MB:.1f} MB"
+
+
 def _read_bytes(path: Path) -> bytes:
+    """The file's bytes; its size is checked first, and the read stops past the limit."""
+    name = _name(path)
     try:
-        size = path.stat().st_size
+        st = path.stat()
     except FileNotFoundError:
         raise LessonError(f"no such lesson: {path}") from None
     except OSError as exc:
-        raise LessonError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if path.is_dir():
-        raise LessonError(f"{path} is a folder, not a lesson")
-    if size > MAX_LESSON_BYTES:
-        raise LessonError(f"{path} is {size / 1e6:.0f} MB; a lesson is at most "
-                          f"{MAX_LESSON_BYTES / 1e6:.0f} MB")
+        raise LessonError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise LessonError(f"{name} is a folder, not a lesson")
+    if not stat.S_ISREG(st.st_mode):
+        raise LessonError(f"{name} is not a regular file")
+    too_big = (f"{name} is too large: {{}} (lessons are read up to "
+               f"{MAX_LESSON_BYTES // MB} MB)")
+    if st.st_size > MAX_LESSON_BYTES:
+        raise LessonError(too_big.format(_size(st.st_size)))
     try:
-        return path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_LESSON_BYTES + 1)  # it may have grown since stat
     except OSError as exc:
-        raise LessonError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise LessonError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if len(data) > MAX_LESSON_BYTES:
+        raise LessonError(too_big.format(f"over {MAX_LESSON_BYTES // MB} MB"))
+    return data
+
+
+def _decode(data: bytes, name: str) -> str:
+    """UTF-8 text (a UTF-8 byte order mark is allowed), or why the bytes are not text."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise LessonError(f"{name} is UTF-16 text: save it as UTF-8")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LessonError(f"{name} is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset "
+                          f"{exc.start:,} (a binary file?)") from None
+    nul = text.find("\0")
+    if nul >= 0:
+        raise LessonError(f"{name} is a binary file, not text: a NUL byte at offset {nul:,}")
+    return text
 
 
 def read_lesson(path: str | os.PathLike[str]) -> Lesson:
@@ -55,87 +123,218 @@ def read_lesson(path: str | os.PathLike[str]) -> Lesson:
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix not in (".ipynb", ".py"):
-        raise LessonError(f"{p.name} is not a lesson: open a Jupyter notebook (.ipynb) or a "
+        raise LessonError(f"{_name(p)} is not a lesson: open a Jupyter notebook (.ipynb) or a "
                           "percent-format script (.py with # %% cells)")
-    data = _read_bytes(p)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise LessonError(f"{p.name} is not UTF-8 text") from None
+    text = _decode(_read_bytes(p), _name(p))
     return notebook_from_text(text, p) if suffix == ".ipynb" else percent_from_text(text, p)
+
+
+def _check_cell(kind: CellKind, chars: int, place: str) -> None:
+    """A cell within its limit, checked before its text is worked on; ``place`` names it."""
+    limit = {"code": MAX_CODE_CHARS, "markdown": MAX_TEXT_CHARS}.get(kind)
+    if limit is not None and chars > limit:
+        what = "code" if kind == "code" else "Markdown"
+        raise LessonError(
+            f"{place} has {chars:,} characters of {what}; a {what} cell is read up to "
+            f"{limit:,} (split it, or keep big data in a file the code reads)")
 
 
 # ---------------------------------------------------------------------------- notebooks
 
 
-def notebook_from_text(text: str, path: Path) -> Lesson:
-    import nbformat
+def _json_type(value: object) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+             int: "a number", float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
 
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _load_notebook(text: str, name: str) -> dict[str, Any]:
+    """The notebook's JSON, checked as far as the lesson needs: an object, nbformat 4, a list
+    of at most ``MAX_CELLS`` cells."""
     try:
-        raw = json.loads(text)
+        raw = json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as exc:
-        raise LessonError(f"{path.name} is not a notebook: invalid JSON at line {exc.lineno}, "
-                          f"column {exc.colno} ({exc.msg})") from None
+        where = ("line 1 is not JSON" if exc.pos == 0
+                 else f"invalid JSON at line {exc.lineno:,}, column {exc.colno:,}")
+        raise LessonError(f"{name} is not a notebook: {where} ({exc.msg})") from None
+    except RecursionError:
+        raise LessonError(f"{name} is not a notebook: its JSON is nested too deeply") from None
+    except ValueError as exc:  # a number of more digits than int() reads
+        why = str(exc).partition(":")[0]
+        raise LessonError(f"{name} is not a notebook: its JSON cannot be read ({why})") from None
     if not isinstance(raw, dict):
-        raise LessonError(f"{path.name} is not a notebook: its JSON is not an object")
+        raise LessonError(f"{name} is not a notebook: its JSON is {_json_type(raw)}, "
+                          "not an object")
     version = raw.get("nbformat")
-    if version not in (3, 4):
-        raise LessonError(f"{path.name}: unknown notebook format version {version!r} "
-                          "(this reads nbformat 3 and 4)")
-    try:
-        nb = nbformat.reads(text, as_version=4)
-    except Exception as exc:  # noqa: BLE001 - nbformat raises jsonschema's and its own
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise LessonError(f"{path.name} is not a valid notebook: {message}") from None
+    if version is None:
+        raise LessonError(f"{name} is not a notebook: its JSON has no \"nbformat\" version")
+    if type(version) is not int:
+        raise LessonError(f"{name} is not a notebook: its nbformat is {_short(version)}, "
+                          "not a version number")
+    if version in (1, 2, 3):
+        raise LessonError(f"{name}: nbformat {version} notebooks are not supported: convert "
+                          f"with `{NBFORMAT_CONVERT}`")
+    if version != 4:
+        raise LessonError(f"{name}: unknown notebook format version {version} (the "
+                          "workbench reads nbformat 4)")
+    cells = raw.get("cells")
+    if cells is None:
+        raise LessonError(f"{name} is not a notebook: it has no \"cells\" list")
+    if not isinstance(cells, list):
+        raise LessonError(f"{name} is not a notebook: its \"cells\" is {_json_type(cells)}, "
+                          "not a list")
+    if len(cells) > MAX_CELLS:
+        raise LessonError(f"{name} has {len(cells):,} cells; lessons are read up to "
+                          f"{MAX_CELLS:,} (split it into several lessons)")
+    return raw
+
+
+def _source(value: object) -> str | None:
+    """A cell's source, a string or a list of lines as Jupyter writes it; None if neither."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(line, str) for line in value):
+        return "".join(value)
+    return None
+
+
+def _tags(cell: Mapping[str, Any]) -> tuple[str, ...]:
+    meta = cell.get("metadata")
+    tags = meta.get("tags") if isinstance(meta, dict) else None
+    return tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else ()
+
+
+def notebook_from_text(text: str, path: Path) -> Lesson:
+    """The lesson in a notebook's text; its outputs and attachments are dropped here."""
+    name = _name(path)
+    raw = _load_notebook(text, name)
     cells: list[Cell] = []
-    for cell in nb.cells:
-        kind: CellKind = cell.get("cell_type", "raw")
-        if kind not in ("markdown", "code", "raw"):
-            kind = "raw"
-        tags = tuple(str(t) for t in cell.get("metadata", {}).get("tags", ()))
-        cells.append(Cell(kind, str(cell.get("source", "")), tags))
+    dropped: dict[int, tuple[str, ...]] = {}
+    for index, cell in enumerate(raw["cells"]):
+        if not isinstance(cell, dict):
+            raise LessonError(f"{name}: cell {index + 1} is {_json_type(cell)}, "
+                              "not a cell object")
+        source = _source(cell.get("source", ""))
+        if source is None:
+            raise LessonError(f"{name}: cell {index + 1}'s source is "
+                              f"{_json_type(cell.get('source'))}, not text")
+        heavy = tuple(key for key in _HEAVY if cell.get(key))
+        for key in heavy:
+            cell[key] = [] if key == "outputs" else {}
+        if heavy:
+            dropped[index] = heavy
+        kind = cell.get("cell_type")
+        known: CellKind = kind if kind in ("markdown", "code") else "raw"
+        _check_cell(known, len(source), f"{name}: cell {index + 1}")
+        cells.append(Cell(known, source, _tags(cell)))
     frozen = tuple(cells)
-    return Lesson(path, "ipynb", lesson_title(frozen, path), frozen, build_steps(frozen), nb)
+    return Lesson(path, "ipynb", lesson_title(frozen, path), frozen, build_steps(frozen),
+                  _Notebook(raw, dropped))
+
+
+def _disk_cells(path: Path) -> list[Any]:
+    """The cells of the notebook now on disk at ``path``; none if it cannot be read."""
+    try:
+        raw = _load_notebook(_decode(_read_bytes(path), _name(path)), _name(path))
+    except LessonError:
+        return []
+    cells: list[Any] = raw["cells"]
+    return cells
+
+
+def _restore(path: Path, cells: list[Any], wanted: Mapping[int, tuple[str, ...]]) -> None:
+    """Put back the outputs and attachments dropped on reading, from the file on disk, into
+    the cells whose type and source there are still the ones read (by cell id, else by
+    position); a cell changed or gone there keeps none."""
+    disk = _disk_cells(path)
+    by_id = {c["id"]: c for c in disk if isinstance(c, dict) and isinstance(c.get("id"), str)}
+    for index, keys in wanted.items():
+        mine = cells[index]
+        ident = mine.get("id")
+        theirs = by_id.get(ident) if isinstance(ident, str) else None
+        if theirs is None and index < len(disk):
+            theirs = disk[index]
+        if (not isinstance(theirs, dict) or theirs.get("cell_type") != mine.get("cell_type")
+                or _source(theirs.get("source", "")) != _source(mine.get("source", ""))):
+            continue
+        for key in keys:
+            if key in theirs:
+                mine[key] = theirs[key]
 
 
 def notebook_text(lesson: Lesson, sources: Mapping[int, str]) -> str:
     """The notebook with the cells in ``sources`` (cell index -> source) replaced.
 
-    An edited cell loses its outputs: they were computed from the old code.
+    An edited cell loses its outputs: they were computed from the old code. The other
+    cells' outputs and attachments, dropped on reading, are read back from the notebook
+    file (``lesson.path``) as it is now: a cell whose source there is no longer the one
+    read, or a file gone or unreadable, leaves that cell without them. Written in
+    ``nbformat.write``'s JSON layout (an edited source as a list of lines, other values as
+    read), so an unedited notebook that Jupyter wrote comes back byte for byte.
     """
-    import copy
-
-    import nbformat
-
-    nb = copy.deepcopy(lesson.document)
+    nb: _Notebook = lesson.document
+    doc = copy.deepcopy(nb.doc)
+    cells: list[Any] = doc["cells"]
+    wanted = {i: keys for i, keys in nb.dropped.items() if i not in sources}
+    if wanted:
+        _restore(lesson.path, cells, wanted)
     for index, source in sources.items():
-        cell = nb.cells[index]
-        cell.source = source
-        if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
-    text = str(nbformat.writes(nb))
-    return text if text.endswith("\n") else text + "\n"  # as Jupyter and nbformat.write end it
+        cell = cells[index]
+        cell["source"] = source.splitlines(keepends=True)
+        if cell.get("cell_type") == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+    _strip_transient(doc)
+    text = json.dumps(doc, indent=1, sort_keys=True, separators=(",", ": "),
+                      ensure_ascii=False)
+    return text + "\n"  # as Jupyter and nbformat.write end it
+
+
+def _strip_transient(doc: dict[str, Any]) -> None:
+    """What nbformat never writes to a file (``nbformat.v4.rwbase.strip_transient``)."""
+    meta = doc.get("metadata")
+    if isinstance(meta, dict):
+        for key in ("orig_nbformat", "orig_nbformat_minor", "signature"):
+            meta.pop(key, None)
+    for cell in doc["cells"]:
+        if isinstance(cell, dict) and isinstance(cell.get("metadata"), dict):
+            cell["metadata"].pop("trusted", None)
 
 
 # ---------------------------------------------------------------------------- percent scripts
 
 
-def _split_percent(text: str) -> tuple[_PercentCell, ...]:
-    rows = text.splitlines(keepends=True)
-    groups: list[tuple[str | None, list[str]]] = [(None, [])]
-    for row in rows:
-        if _MARKER.match(row.rstrip("\r\n")):
-            groups.append((row, []))
-        else:
-            groups[-1][1].append(row)
-    cells: list[_PercentCell] = []
-    for marker, body in groups:
-        end = len(body)
-        while end and not body[end - 1].strip():
-            end -= 1
-        cells.append(_PercentCell(marker, "".join(body[:end]), "".join(body[end:])))
+def _split_percent(text: str, name: str) -> tuple[_PercentCell, ...]:
+    """The script cut at its ``# %%`` lines; ``LessonError`` past ``MAX_CELLS`` cells."""
+    starts: list[int] = []
+    for match in _MARKER.finditer(text):
+        starts.append(match.start())
+        if len(starts) > MAX_CELLS:
+            raise LessonError(f"{name} has more than {MAX_CELLS:,} cells (# %% lines); "
+                              f"lessons are read up to {MAX_CELLS:,} (split it into several "
+                              "lessons)")
+    ends = [*starts, len(text)]
+    cells = [_percent_cell(None, text[: ends[0]])]
+    for at, end in zip(starts, ends[1:], strict=True):
+        newline = text.find("\n", at, end)
+        head = end if newline < 0 else newline + 1
+        cells.append(_percent_cell(text[at:head], text[head:end]))
     return tuple(cells)
+
+
+def _percent_cell(marker: str | None, rest: str) -> _PercentCell:
+    """A cell's body split from the blank lines that end it."""
+    content = rest.rstrip()
+    if not content:
+        return _PercentCell(marker, "", rest)
+    newline = rest.find("\n", len(content))
+    end = len(rest) if newline < 0 else newline + 1
+    return _PercentCell(marker, rest[:end], rest[end:])
 
 
 def _marker_kind(marker: str) -> tuple[CellKind, tuple[str, ...]]:
@@ -170,27 +369,30 @@ def _uncomment(body: str) -> str:
 
 
 def percent_from_text(text: str, path: Path) -> Lesson:
-    parts = _split_percent(text)
+    """The lesson in a percent script's text."""
+    name = _name(path)
+    parts = _split_percent(text, name)
     cells: list[Cell] = []
-    kept: list[_PercentCell] = []
+    line = 1
     for part in parts:
+        place = f"{name}: the cell at line {line:,}"
+        line += sum(s.count("\n") for s in (part.marker or "", part.body, part.gap))
         if part.marker is None:
             # Before the first marker: a header of comments is the file's, code is a cell.
-            code_rows = [r for r in part.body.splitlines() if r.strip() and
-                         not r.lstrip().startswith("#")]
-            if not code_rows:
-                kept.append(part)
+            body = part.body.removeprefix("\ufeff")
+            if _CODE_ROW.search(body) is None:
                 cells.append(Cell("raw", part.body))
                 continue
-            cells.append(Cell("code", _lf(part.body)))
+            _check_cell("code", len(body), place)
+            cells.append(Cell("code", _lf(body)))
         else:
             kind, tags = _marker_kind(part.marker)
+            _check_cell(kind, len(part.body), place)
             cells.append(Cell(kind, _uncomment(part.body) if kind == "markdown"
                               else _lf(part.body), tags))
-        kept.append(part)
     frozen = tuple(cells)
     return Lesson(path, "percent", lesson_title(frozen, path), frozen, build_steps(frozen),
-                  tuple(kept))
+                  parts)
 
 
 def _lf(text: str) -> str:

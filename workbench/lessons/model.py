@@ -4,25 +4,35 @@ Markdown cells gather into the text of the step their next code cell closes;
 markdown after the last code cell is a step of its own, text only. Empty code
 cells are skipped. The cells themselves are kept, so the lesson can be written
 back in its own format with the teacher's edits (``workbench.lessons.formats``).
+
+Cell tags are Jupyter's: ``expect-error`` / ``expect-error:KIND`` (the workbench's)
+and ``raises-exception`` (nbclient's and Jupyter Book's) mark a step meant to fail;
+``skip-execution`` (theirs too) marks a step whose code is shown and never run.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from workbench.lessons.directives import EXPECT_ERROR, Directive, split_cell
+from workbench.lessons.directives import (
+    EXPECT_ERROR,
+    RAISES_EXCEPTION,
+    SKIP_EXECUTION,
+    Directive,
+    split_cell,
+)
+from workbench.lessons.markdown import first_heading, first_prose_line
 
 Format = Literal["ipynb", "percent"]
 CellKind = Literal["markdown", "code", "raw"]
 TITLE_CHARS = 60
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<title>.+?)\s*#*\s*$", re.MULTILINE)
 
 
 class LessonError(ValueError):
-    """A lesson file that cannot be read at all (not JSON, an unknown version, missing)."""
+    """A lesson file that cannot be read at all (not JSON, an unknown version, too large,
+    missing); its message is one line that names the file and what was found."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +60,8 @@ class Step:
     """The error kind this step must fail with (``""``: any error); None when it must work."""
     problem: str | None = None
     """Why a directive was not understood; the step still runs its code."""
+    skip: bool = False
+    """Tagged ``skip-execution``: the code is shown, but neither it nor its directive runs."""
 
     @property
     def has_code(self) -> bool:
@@ -64,7 +76,8 @@ class Lesson:
     cells: tuple[Cell, ...]
     steps: tuple[Step, ...]
     document: Any = field(default=None, compare=False, repr=False)
-    """What the writer needs besides the cells: the notebook (ipynb) or the file's parts."""
+    """What the writer needs besides the cells: the notebook's JSON without its outputs
+    (ipynb; ``formats`` reads those back from the file on saving) or the script's parts."""
 
     def step(self, number: int) -> Step:
         return self.steps[number - 1]
@@ -76,27 +89,32 @@ class Lesson:
 
 
 def first_title(text: str) -> str:
-    """The first Markdown heading, else the first non-empty line, shortened."""
-    match = _HEADING.search(text)
-    line = match.group("title") if match else next(
-        (row.strip() for row in text.splitlines() if row.strip()), "")
+    """The first Markdown heading, else the first line of prose, as plain text (``**Note**``
+    reads ``Note``), shortened; never a ``# comment`` of a fenced code block."""
+    return _shorten(first_heading(text) or first_prose_line(text))
+
+
+def _shorten(line: str) -> str:
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
 
 
 def _expect_from_tags(tags: tuple[str, ...]) -> str | None:
+    """The error kind the tags expect: ``expect-error:KIND`` names one; ``expect-error`` and
+    ``raises-exception`` take any; None when no tag expects an error."""
+    expect: str | None = None
     for tag in tags:
-        if tag == EXPECT_ERROR:
-            return ""
-        if tag.startswith(EXPECT_ERROR + ":"):
+        if tag.startswith(EXPECT_ERROR + ":") and tag.partition(":")[2].strip():
             return tag.partition(":")[2].strip()
-    return None
+        if tag in (EXPECT_ERROR, EXPECT_ERROR + ":", RAISES_EXCEPTION):
+            expect = ""
+    return expect
 
 
 def _code_title(code: str) -> str:
     for row in code.splitlines():
         row = row.strip()
         if row and not row.startswith("#"):
-            return first_title(row)
+            return _shorten(row)
     return ""
 
 
@@ -119,7 +137,7 @@ def build_steps(cells: tuple[Cell, ...]) -> tuple[Step, ...]:
         number = len(steps) + 1
         title = first_title(text) or _code_title(split.code) or f"Step {number}"
         steps.append(Step(number, title, text, split.code, index, split.directive, split.lines,
-                          expect, split.problem))
+                          expect, split.problem, skip=SKIP_EXECUTION in cell.tags))
     if texts:
         text = "\n\n".join(texts)
         steps.append(Step(len(steps) + 1, first_title(text) or f"Step {len(steps) + 1}", text))
@@ -129,7 +147,7 @@ def build_steps(cells: tuple[Cell, ...]) -> tuple[Step, ...]:
 def lesson_title(cells: tuple[Cell, ...], path: Path) -> str:
     for cell in cells:
         if cell.kind == "markdown" and cell.source.strip():
-            match = _HEADING.search(cell.source)
-            if match:
-                return match.group("title")
+            heading = first_heading(cell.source)
+            if heading:
+                return heading
     return path.stem.replace("_", " ")

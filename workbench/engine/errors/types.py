@@ -7,6 +7,7 @@ raised by the code the user typed, carried with its ``Explanation``.
 
 from __future__ import annotations
 
+from workbench.api.cells import CellOutput
 from workbench.api.errors import Explanation
 
 
@@ -44,6 +45,8 @@ class UserCodeError(WorkbenchError):
 
     exit_code = 1
 
-    def __init__(self, explanation: Explanation):
+    def __init__(self, explanation: Explanation, outputs: tuple[CellOutput, ...] = ()):
         super().__init__(explanation.one_line())
         self.explanation = explanation
+        self.outputs = outputs
+        """What a notebook cell showed before it raised (``CellOutput``s)."""

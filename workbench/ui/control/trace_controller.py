@@ -50,6 +50,9 @@ class TraceController(QObject):
     """Live mode waits for Run or an edit: why, or "" when it follows the editor again."""
     sig_loaded = Signal(object)
     """A ``LoadSource`` reply was handled (the ``Functions`` result or a failure)."""
+    sig_not_traced = Signal(str)
+    """In a lesson, the function could not be traced with guessed arguments: what to say.
+    Not the step's failure (its code ran), so no error is shown."""
 
     def __init__(self, session: Session, requests: EngineRequests, controls: CallControls,
                  source: Callable[[], str],
@@ -67,7 +70,8 @@ class TraceController(QObject):
         self.held = False
         """Paused until Run or ``release_hold``: an edit does not resume live mode."""
         self.keep_names = False
-        """Sources keep the names earlier ones defined (a lesson's steps, as notebook cells)."""
+        """Sources keep the names earlier ones defined and run as notebook cells (a lesson's
+        steps)."""
         self._run_when_ready = False
         self.live_timer = QTimer(self, singleShot=True, interval=LIVE_DELAY_MS)
         self.live_timer.timeout.connect(self.run)
@@ -93,14 +97,15 @@ class TraceController(QObject):
         trace = self._trace_request(call) if call is not None else None
         self.requests.load(
             p.LoadSource(source=self._source(), filename=self._filename(), trace=trace,
-                         keep_names=self.keep_names),
+                         keep_names=self.keep_names, cell=self.keep_names),
             lambda reply: self._on_loaded(reply, trace))
 
     def trace(self) -> None:
         """Trace the current call with the source already loaded."""
         call = self._sync_call()
         if call is not None:
-            self.requests.trace(self._trace_request(call), self._on_traced)
+            self.requests.trace(self._trace_request(call),
+                                lambda reply: self._on_traced(reply, call))
 
     def lower(self, hlo: HloKind, cost: bool) -> None:
         call = self._sync_call()
@@ -164,17 +169,23 @@ class TraceController(QObject):
         if call is None:
             self.sig_no_functions.emit()
         elif loaded.trace is not None and sent is not None and self._same(sent, call):
-            self._on_traced(loaded.trace)
+            self._on_traced(loaded.trace, call)
         else:
             self.trace()
         self.sig_loaded.emit(reply)
 
-    def _on_traced(self, reply: p.Reply) -> None:
+    def _on_traced(self, reply: p.Reply, call: Call) -> None:
         result = p.result_value(reply, TraceResult)
-        if result is None:
-            self._fail(reply)
-        else:
+        if result is not None:
             self.session.set_trace(result)
+        elif (self.keep_names and isinstance(reply, p.UserCodeFailure)
+              and self.controls.is_guess(call.function)):
+            self.session.set_trace_failure(reply)  # the views of the last trace go stale
+            self.sig_not_traced.emit(
+                f"not traced: choose arguments for {call.function} (the args box above; "
+                f"{call.args or 'no arguments'} was a guess)")
+        else:
+            self._fail(reply)
 
     def _on_lowered(self, reply: p.Reply) -> None:
         result = p.result_value(reply, LoweringResult)

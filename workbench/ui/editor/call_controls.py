@@ -185,6 +185,11 @@ class CallControls(QWidget):
     def function_info(self, name: str | None = None) -> FunctionInfo | None:
         return self._functions.get(name or self.function())
 
+    def is_guess(self, name: str | None = None) -> bool:
+        """Whether the arguments shown are the workbench's guess from the signature: nobody
+        typed them, no lesson chose them."""
+        return (name or self.function()) not in self._specs
+
     def set_functions(self, functions: Sequence[FunctionInfo], prefer: str | None = None) -> None:
         """New list from the engine; keeps the chosen function when it still exists."""
         listed = {f.name for f in functions}

@@ -31,6 +31,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QStatusBar, QWidget
 
 from workbench.api import messages as p
+from workbench.api.cells import CellOutput
 from workbench.lessons import (
     CallDirective,
     KMeansDirective,
@@ -82,6 +83,8 @@ class LessonPanels:
 NOT_RUN = ("not run: you chose not to run this lesson's code. Its code is in the editor: "
            "press Run to run it anyway, or open the lesson again to be asked again")
 FAILED_ON_PURPOSE = "this step fails on purpose"
+SKIPPED = ("not run: this step is tagged skip-execution (its code is only to read): press "
+           "Run to run it anyway")
 PAUSED = "lesson open: pick a step (PageDown) to run its code"
 GONE = ("the lesson file is gone from disk: the lesson stays open from memory, and "
         "Save lesson writes it again")
@@ -126,6 +129,8 @@ class LessonController(QObject):
         self.codes: dict[int, str] = {}
         """The teacher's code of each edited step, by step number."""
         self._notes: dict[int, str] = {}  # per step: how its last run went
+        # per step: what it showed when it last ran (outputs, how many were cut)
+        self._outputs: dict[int, tuple[tuple[CellOutput, ...], int]] = {}
         self._pending: int | None = None  # the step whose LoadSource is on its way
         self._placing = False
         self._trusted = False
@@ -187,9 +192,11 @@ class LessonController(QObject):
         self.lesson = None
         self.codes = {}
         self._notes = {}
+        self._outputs = {}
         self.current = self.editor_step = 0
         self._pending = None
         self.tracer.keep_names = False
+        self.panel.outputs.clear_outputs()
         self.document.show_detached(self.editor.toPlainText())
         self.sig_closed.emit()
         return True
@@ -199,6 +206,7 @@ class LessonController(QObject):
         self.lesson = lesson
         self.codes = {}
         self._notes = {}
+        self._outputs = {}
         self.current = self.editor_step = 0
         self._pending = None
         self._trusted = is_bundled(lesson.path) or self._remembered(lesson.path)
@@ -215,7 +223,7 @@ class LessonController(QObject):
         count = len(lesson.steps)
         overview = (f"# {lesson.title}\n\n{count} steps. Press **PageDown** (or Next) to "
                     "start: each code step opens in the editor and runs when you select it.")
-        self.panel.set_lesson(lesson.title, lesson.steps, overview)
+        self.panel.set_lesson(lesson.title, lesson.steps, overview, folder=lesson.path.parent)
         self._refresh()
 
     # ------------------------------------------------------------------ moving
@@ -237,6 +245,7 @@ class LessonController(QObject):
         step = lesson.step(number)
         self.current = number
         self.panel.set_current(number)
+        self.panel.outputs.show_outputs(*self._outputs.get(number, ((), 0)))
         if step.has_code:
             self.editor_step = number
             self._show_and_run(step, self.codes.get(number, step.code))
@@ -355,7 +364,7 @@ class LessonController(QObject):
         self.editor_step = min(self.editor_step, count)
         if self.editor_step and fresh.step(self.editor_step).code != editor_text:
             self.codes[self.editor_step] = editor_text  # never lose what is in the editor
-        self.panel.set_lesson(fresh.title, fresh.steps)
+        self.panel.set_lesson(fresh.title, fresh.steps, folder=fresh.path.parent)
         self.panel.set_current(self.current)
 
     def _say_failed(self, text: str) -> None:
@@ -419,6 +428,12 @@ class LessonController(QObject):
         """Ask first (if the lesson is not trusted), then put the code in the editor and run
         it; declined, the code is only shown, with live mode held."""
         self._notes.pop(step.number, None)
+        if step.skip:  # Jupyter's skip-execution tag: shown, never run unasked
+            self._notes[step.number] = SKIPPED
+            self.tracer.hold(SKIPPED.partition(" (")[0])
+            self._place(code)
+            self.jaxpr.clear(SKIPPED.partition(" (")[0])
+            return
         if not self._may_run():
             self._notes[step.number] = NOT_RUN
             self.tracer.hold(NOT_RUN.partition(".")[0])
@@ -447,16 +462,22 @@ class LessonController(QObject):
         if dock is not None:
             self.host.show_panel(dock)
         self._pending = step.number
+        self._outputs.pop(step.number, None)
+        self.panel.outputs.show_running()
         self.tracer.run()
 
     def _on_loaded(self, reply: p.Reply) -> None:
         number, self._pending = self._pending, None
         lesson = self.lesson
+        if lesson is not None and self.editor_step:
+            self._show_outputs(reply)
         if lesson is None or number is None or number != self.editor_step:
             return
         if p.result_value(reply, p.Functions) is None:
             return  # the failure is shown by _on_failed
         directive = lesson.step(number).directive
+        if not isinstance(directive, CallDirective):
+            self._on_succeeded()  # its code ran: a trace with guessed arguments is no verdict
         if isinstance(directive, PlotDirective | TimeDirective | KMeansDirective):
             panels = self.host.lesson_panels()
             if isinstance(directive, PlotDirective):
@@ -465,6 +486,18 @@ class LessonController(QObject):
                 panels.timing.when_shown("lesson", partial(self._apply_time, panels, directive))
             else:
                 panels.kmeans.run_requested(kmeans_request(directive))
+
+    def _show_outputs(self, reply: p.Reply) -> None:
+        """What the step in the editor showed when it ran (also after a live edit)."""
+        loaded = p.result_value(reply, p.Functions)
+        if loaded is not None:
+            self._outputs[self.editor_step] = (loaded.outputs, loaded.outputs_dropped)
+        elif isinstance(reply, p.UserCodeFailure):
+            self._outputs[self.editor_step] = (reply.outputs, 0)
+        else:
+            self._outputs.pop(self.editor_step, None)
+        if self.current == self.editor_step:
+            self.panel.outputs.show_outputs(*self._outputs.get(self.editor_step, ((), 0)))
 
     def _apply_plot(self, panels: LessonPanels, d: PlotDirective) -> None:
         panels.plot.show_requested(curve_requests(d))

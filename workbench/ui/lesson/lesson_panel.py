@@ -1,23 +1,27 @@
 """The lesson beside the editor: its steps, the current step's text, Previous / Next, Reset.
 
 The panel only shows and asks: the ``LessonController`` decides what a step does.
-A step's text is Markdown rendered by Qt itself (``QTextBrowser.setMarkdown``:
-headings, lists, code spans, links opened in the browser). Qt's Markdown has no
-maths, so ``$...$`` shows as a code span and ``$$...$$`` as a code block, their
-LaTeX turned into Unicode text by pylatexenc (``\\lambda\\alpha \\approx 1.75`` reads
-``λα ≈ 1.75``); a formula it cannot read stays as written, never loses its
-backslashes and stars to Markdown.
+A step's text is Markdown shown as Jupyter shows it: ``workbench.lessons.markdown``
+turns it into HTML with its maths typeset as images (in the text's size and colour,
+typeset again when the zoom or the theme changes), which the panel adds to its
+document as resources.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Sequence
+from pathlib import Path
 
-from pylatexenc.latex2text import LatexNodes2Text
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QFont,
+    QFontMetricsF,
+    QImage,
+    QPalette,
+    QResizeEvent,
+    QShowEvent,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -32,79 +36,15 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.lessons import Step
+from workbench.lessons.markdown import TextStyle, render_markdown
+from workbench.ui.lesson.step_outputs import StepOutputs
 from workbench.ui.style.presentation import base_font, scaled
 
 EDITED_MARK = "● "
 EDITED_TIP = ("edited: Reset step brings back the lesson's code; File > Save lesson writes "
               "your version into the lesson file")
-_FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})")
-_DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.DOTALL)
-# pandoc's rule: no space after the opening $, none before the closing one, no digit after it.
-_INLINE_MATH = re.compile(r"(?<![\\$])\$(?=\S)([^$\n]*?\S)\$(?![$\d])")
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
-_RELATION_SPACE = re.compile(r"\s*([=≈≤≥≠→<>×∈])\s*")
-
-
-def _code_span(text: str) -> str:
-    ticks = "``" if "`" in text else "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
-
-
-@functools.cache
-def _latex_converter() -> LatexNodes2Text:
-    return LatexNodes2Text(math_mode="text")
-
-
-def maths_text(latex: str) -> str:
-    """A formula's LaTeX as Unicode text; the source itself when it does not parse."""
-    try:
-        text = _latex_converter().latex_to_text(latex)
-    except Exception:  # noqa: BLE001 - any LaTeX the converter trips on stays as written
-        return latex
-    text = _RELATION_SPACE.sub(r" \1 ", text)  # λ= 1.05: the converter eats the space
-    return re.sub(r"  +", " ", text).strip() or latex
-
-
-def _maths_as_code(prose: str) -> str:
-    """``$$..$$`` as a code block and ``$..$`` as a code span, outside code spans."""
-    def display(match: re.Match[str]) -> str:
-        body = maths_text(match.group(1).strip("\n"))
-        return f"\n\n```\n{body}\n```\n\n"
-
-    out: list[str] = []
-    last = 0
-    for span in _CODE_SPAN.finditer(prose):
-        out.append(_INLINE_MATH.sub(lambda m: _code_span(maths_text(m.group(1))),
-                                    _DISPLAY_MATH.sub(display, prose[last:span.start()])))
-        out.append(span.group(0))
-        last = span.end()
-    out.append(_INLINE_MATH.sub(lambda m: _code_span(maths_text(m.group(1))),
-                                _DISPLAY_MATH.sub(display, prose[last:])))
-    return "".join(out)
-
-
-def markdown_for_qt(text: str) -> str:
-    """The step's Markdown with its maths turned into code (Qt renders no maths); fenced
-    code blocks are left exactly as written."""
-    out: list[str] = []
-    prose: list[str] = []
-    fence: str | None = None
-    for row in text.splitlines(keepends=True):
-        match = _FENCE.match(row)
-        if fence is None and match:
-            out.append(_maths_as_code("".join(prose)))
-            prose = []
-            fence = match.group(2)[0] * len(match.group(2))
-            out.append(row)
-        elif fence is not None:
-            out.append(row)
-            if row.strip().startswith(fence) and not row.strip().strip(fence[0]):
-                fence = None
-        else:
-            prose.append(row)
-    out.append(_maths_as_code("".join(prose)))
-    return "".join(out)
+STEP_ROWS = 12  # rows of the step list shown at once, where the lesson has as many
+STEPS_SHARE_MAX = 0.6  # of the height between list and text, the most the list takes itself
 
 
 class LessonPanel(QWidget):
@@ -126,6 +66,10 @@ class LessonPanel(QWidget):
         self._edited: set[int] = set()
         self._current = 0
         self._updating = False
+        self._markdown = ""
+        self._folder: Path | None = None
+        self._shown_style: TextStyle | None = None
+        self._steps_sized_by_user = False
         self.title = QLabel("")
         self.title.setObjectName("lessonTitle")
         self.title.setWordWrap(True)
@@ -139,6 +83,7 @@ class LessonPanel(QWidget):
         self.text = QTextBrowser()
         self.text.setObjectName("lessonText")
         self.text.setOpenExternalLinks(True)  # links open in the browser
+        self.text.installEventFilter(self)
         self.position = QLabel("")
         self.position.setObjectName("lessonPosition")
         self.previous_button = QPushButton("◀ Previous")
@@ -162,10 +107,16 @@ class LessonPanel(QWidget):
         self.message.hide()
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("lessonSplitter")
+        self.outputs = StepOutputs()
+        """What the current step showed when it ran (hidden while it showed nothing)."""
         self.splitter.addWidget(self.steps)
         self.splitter.addWidget(self.text)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 3)
+        self.splitter.addWidget(self.outputs)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 0)  # the list keeps its rows, the text takes the rest
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(2, 1)
+        self.splitter.splitterMoved.connect(self._on_splitter_moved)
         buttons = QHBoxLayout()
         buttons.addWidget(self.previous_button)
         buttons.addWidget(self.position, 1, Qt.AlignmentFlag.AlignCenter)
@@ -181,9 +132,12 @@ class LessonPanel(QWidget):
 
     # ------------------------------------------------------------------ public API
 
-    def set_lesson(self, title: str, steps: Sequence[Step], overview: str = "") -> None:
-        """Show a lesson's title and steps, none of them current yet (``overview`` as text)."""
+    def set_lesson(self, title: str, steps: Sequence[Step], overview: str = "", *,
+                   folder: Path | None = None) -> None:
+        """Show a lesson's title and steps, none of them current yet (``overview`` as text);
+        ``folder``: the lesson's, where the images its Markdown names are found."""
         self._steps = tuple(steps)
+        self._folder = folder
         self._edited = set()
         self._current = 0
         self.title.setText(title)
@@ -197,9 +151,10 @@ class LessonPanel(QWidget):
             self.steps.setCurrentRow(-1)
         finally:
             self._updating = False
-        self.text.setMarkdown(markdown_for_qt(overview))
+        self._show_markdown(overview)
         self.set_message("")
         self._show_position()
+        self._fit_steps()
 
     def set_current(self, number: int) -> None:
         """Show step ``number``'s text and select its row (0: none)."""
@@ -210,7 +165,7 @@ class LessonPanel(QWidget):
         finally:
             self._updating = False
         if 1 <= number <= len(self._steps):
-            self.text.setMarkdown(markdown_for_qt(self._steps[number - 1].text))
+            self._show_markdown(self._steps[number - 1].text)
         self._show_position()
 
     def set_edited(self, numbers: set[int], editor_step: int = 0) -> None:
@@ -242,6 +197,7 @@ class LessonPanel(QWidget):
     def set_compact(self, on: bool) -> None:
         """Presentation layout: the steps list folds away, the text gets the height."""
         self.steps.setVisible(not on)
+        self._fit_steps()
 
     def set_presentation_scale(self, factor: float) -> None:
         """The panel's fonts at ``factor`` times the application's normal size."""
@@ -254,11 +210,14 @@ class LessonPanel(QWidget):
         bold.setBold(True)
         self.title.setFont(bold)
         self.set_edited(self._edited, self._current if self.reset_button.isEnabled() else 0)
+        self._restyle_text()  # the maths at the new size
+        self._fit_steps()
 
     def set_scheme(self, scheme: str) -> None:
-        """Follow the window's light or dark scheme (the message's colour)."""
+        """Follow the window's light or dark scheme (the message's and the maths' colour)."""
         self._scheme = scheme
         self._colour_message()
+        self._restyle_text()
 
     def _colour_message(self) -> None:
         dark = self._scheme == "dark"
@@ -268,7 +227,84 @@ class LessonPanel(QWidget):
             colour = "#ff8a80" if dark else "#b00020"
         self.message.setStyleSheet(f"QLabel#lessonMessage {{ color: {colour}; }}")
 
+    def steps_rows_shown(self) -> int:
+        """How many rows of the step list can be seen whole."""
+        row = self.steps.sizeHintForRow(0) if self.steps.count() else -1
+        if row <= 0 or not self.steps.isVisible():
+            return 0
+        return self.steps.viewport().height() // row
+
+    # ------------------------------------------------------------------ Qt events
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if watched is self.text and event.type() == QEvent.Type.PaletteChange:
+            self._restyle_text()  # the theme's palette comes after its sig_scheme_changed
+        return super().eventFilter(watched, event)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        self._restyle_text()  # on a screen now: its pixel ratio and dpi are known
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._fit_steps()
+
     # ------------------------------------------------------------------ helpers
+
+    def _text_style(self) -> TextStyle:
+        """The text's size and colour, which the maths follow."""
+        font = self.text.document().defaultFont()
+        dpi = float(self.text.logicalDpiY()) or 96.0
+        size = font.pointSizeF() if font.pointSizeF() > 0 else font.pixelSize() * 72.0 / dpi
+        width = self.text.viewport().width() - 2 * self.text.document().documentMargin()
+        return TextStyle(
+            point_size=round(size, 2),
+            colour=self.text.palette().color(QPalette.ColorRole.Text).name(),
+            dpi=dpi,
+            device_pixel_ratio=self.text.devicePixelRatioF(),
+            x_height=QFontMetricsF(font, self.text).xHeight(),
+            max_image_width=int(width) if width > 100 else None,
+        )
+
+    def _show_markdown(self, markdown: str) -> None:
+        self._markdown = markdown
+        style = self._text_style()
+        rendered = render_markdown(markdown, style, self._folder)
+        document = self.text.document()
+        self.text.clear()  # drops the images of the text before
+        code = self.text.palette().color(QPalette.ColorRole.AlternateBase).name()
+        document.setDefaultStyleSheet(f"pre {{ background-color: {code}; }}")
+        for name, image in rendered.images.items():
+            document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name),
+                                 QImage.fromData(image.data))
+        self.text.setHtml(rendered.html)
+        self._shown_style = style
+
+    def _restyle_text(self) -> None:
+        """The same text again where its size, colour or screen changed, scrolled as it was."""
+        style = self._text_style()
+        if self._shown_style is None or style == self._shown_style:
+            return
+        bar = self.text.verticalScrollBar()
+        at = bar.value()
+        self._show_markdown(self._markdown)
+        bar.setValue(at)
+
+    def _fit_steps(self) -> None:
+        """The list as tall as ``STEP_ROWS`` rows (fewer for a shorter lesson), the text the
+        rest, until the user drags the handle between them."""
+        if self._steps_sized_by_user or not self.steps.isVisibleTo(self):
+            return
+        total = sum(self.splitter.sizes())
+        if total <= 0:
+            return
+        count = min(max(self.steps.count(), 1), STEP_ROWS)
+        row = self.steps.sizeHintForRow(0) if self.steps.count() else -1
+        if row <= 0:
+            row = self.steps.fontMetrics().height() + 4
+        want = count * row + 2 * self.steps.frameWidth() + 2
+        want = min(want, int(total * STEPS_SHARE_MAX))
+        self.splitter.setSizes([want, total - want])
 
     def _style_item(self, item: QListWidgetItem, step: Step) -> None:
         edited = step.number in self._edited
@@ -295,6 +331,9 @@ class LessonPanel(QWidget):
             self.position.setText(f"step {self._current} of {total}")
         self.previous_button.setEnabled(self._current > 1)
         self.next_button.setEnabled(self._current < total)
+
+    def _on_splitter_moved(self, _pos: int, _index: int) -> None:
+        self._steps_sized_by_user = True
 
     def _on_row_changed(self, row: int) -> None:
         if not self._updating and row >= 0:

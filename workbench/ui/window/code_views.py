@@ -43,6 +43,7 @@ class CodeViews(QObject):
         session.sig_traced.connect(self._on_traced)
         tracer.sig_failed.connect(self._on_failed)
         tracer.sig_no_functions.connect(self._on_no_functions)
+        tracer.sig_not_traced.connect(self._on_not_traced)
         tracer.sig_lowered.connect(jaxpr.show_lowering)
         tracer.sig_lower_failed.connect(jaxpr.show_hlo_error)
         jaxpr.sig_hlo_wanted.connect(tracer.lower)
@@ -67,6 +68,11 @@ class CodeViews(QObject):
     def _on_no_functions(self) -> None:
         self.failures.clear()
         self.jaxpr.clear("no function defined yet")
+
+    def _on_not_traced(self, text: str) -> None:
+        """Said plainly, no error: the code ran; only the guessed call did not fit."""
+        self.failures.clear()
+        self.jaxpr.clear(text)
 
     def _on_failed(self, reply: p.Reply) -> None:
         if isinstance(reply, p.Cancelled):

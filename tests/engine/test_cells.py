@@ -1,0 +1,134 @@
+"""A lesson step runs as Jupyter runs a notebook cell: IPython's magics, ``!`` lines, a real
+``__main__``, the display hook, figures, and errors that name the step they come from."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.api import messages as p
+from workbench.api.cells import CellOutput
+from workbench.engine.service import Service
+
+
+@pytest.fixture
+def notebook():
+    """Run cells one after another in one namespace, as a notebook's kernel does."""
+    service = Service({})
+
+    def run(source: str, step: int = 1) -> p.Reply:
+        return service.handle(p.LoadSource(source=source, filename=f"nb.ipynb, step {step}",
+                                           cell=True))
+
+    run.service = service  # type: ignore[attr-defined]
+    return run
+
+
+def outputs(reply: p.Reply) -> tuple[CellOutput, ...]:
+    value = p.result_value(reply, p.Functions)
+    assert value is not None, p.reply_text(reply)
+    return value.outputs
+
+
+def test_last_expression_value_is_shown_after_printed_text(notebook):
+    shown = outputs(notebook("x = jnp.arange(3)\nprint('before')\nx.dtype"))
+    assert [(o.kind, o.text) for o in shown] == [("stream", "before\n"),
+                                                 ("result", "dtype('int32')")]
+    assert shown[1].execution_count is not None
+
+
+def test_a_trailing_semicolon_shows_no_value(notebook):
+    assert outputs(notebook("1 + 1;")) == ()
+
+
+def test_line_and_cell_magics_run(notebook):
+    shown = outputs(notebook("%time y = 2 * 21\ny"))
+    assert "Wall time" in shown[0].text
+    assert shown[-1].text == "42"
+    shown = outputs(notebook("%%timeit -n 1 -r 1\nsum(range(10))", 2))
+    assert "per loop" in "".join(o.text for o in shown)
+
+
+def test_shell_lines_print_into_the_cell(notebook):
+    shown = outputs(notebook("!echo from-the-shell\n_exit_code"))
+    assert shown[0].text == "from-the-shell\n"
+    assert shown[1].text == "0"
+
+
+def test_code_lives_in_a_real_main_module(notebook):
+    """dataclasses look their module up in sys.modules; pickle finds functions by module."""
+    source = ("from dataclasses import dataclass\n"
+              "@dataclass\n"
+              "class Point:\n"
+              "    x: int\n"
+              "def double(v):\n"
+              "    return 2 * v\n"
+              "import pickle\n"
+              "ran_as_main = __name__ == '__main__'\n"
+              "Point(3), pickle.loads(pickle.dumps(double))(4)")
+    shown = outputs(notebook(source))
+    assert shown[-1].text == "(Point(x=3), 8)"
+    assert notebook.service.namespace["ran_as_main"] is True
+
+
+def test_functions_of_the_step_are_listed_without_ipython_cache_names(notebook):
+    reply = notebook("def f(x):\n    return jnp.sin(x)\nf")
+    assert [f.name for f in p.result_value(reply, p.Functions).functions] == ["f"]
+
+
+def test_a_figure_is_a_png_output(notebook):
+    shown = outputs(notebook("import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\n"
+                             "print('drawn')"))
+    assert [o.kind for o in shown] == ["stream", "display"]
+    assert shown[1].png.startswith(b"\x89PNG")
+    assert "Figure" in shown[1].text
+    # The inline backend closed it: the next cell shows no figure again.
+    assert outputs(notebook("1", 2))[0].kind == "result"
+
+
+def test_a_magic_that_does_not_exist_is_the_step_error_and_the_lesson_goes_on(notebook):
+    reply = notebook("%notamagic", 1)
+    assert isinstance(reply, p.UserCodeFailure)
+    assert "notamagic" in reply.explanation.title
+    assert outputs(notebook("3", 2))[0].text == "3"
+
+
+def test_an_error_keeps_what_the_cell_showed_before_it(notebook):
+    reply = notebook("print('halfway')\n1 / 0")
+    assert isinstance(reply, p.UserCodeFailure)
+    assert reply.explanation.exception_type == "ZeroDivisionError"
+    assert reply.explanation.line == 2
+    assert reply.explanation.file == "nb.ipynb, step 1"
+    assert [o.text for o in reply.outputs] == ["halfway\n"]
+
+
+def test_a_syntax_error_names_the_line_of_the_raw_cell(notebook):
+    reply = notebook("%time x = 1\ny = (", 4)
+    assert isinstance(reply, p.UserCodeFailure)
+    assert reply.explanation.kind == "syntax"
+    assert reply.explanation.line == 2
+
+
+def test_a_knock_on_name_error_names_the_step_that_failed(notebook):
+    assert isinstance(notebook("import not_a_module_here as plt\nz = 1", 12),
+                      p.UserCodeFailure)
+    reply = notebook("plt.plot([1])", 13)
+    assert isinstance(reply, p.UserCodeFailure)
+    assert reply.explanation.title == "'plt' is not defined: step 12, which imports it, failed"
+    # Once a later step binds the name, the old failure is no longer blamed.
+    notebook("plt = 'fine'", 14)
+    assert notebook.service.unbound.get("plt") is None
+
+
+def test_exit_raises_in_the_cell_and_does_not_end_the_engine(notebook):
+    reply = notebook("exit()")
+    assert isinstance(reply, p.UserCodeFailure)
+    assert reply.explanation.exception_type == "SystemExit"
+    assert outputs(notebook("2", 2))[0].text == "2"
+
+
+def test_outputs_cross_the_wire(notebook):
+    from workbench.api import codec
+
+    reply = notebook("import matplotlib.pyplot as plt\nplt.plot([1, 2])\n'text'")
+    data, buffers = codec.encode(reply)
+    assert codec.decode(data, buffers) == reply

@@ -1,0 +1,84 @@
+"""What the current lesson step showed when it ran, under its text: as a notebook shows a cell's
+outputs (printed text, ``Out[n]``, figures), cleared when the step runs again."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QImage, QTextDocument
+from PySide6.QtWidgets import QTextBrowser, QWidget
+
+from workbench.api.cells import CellOutput
+
+RUNNING = "running …"
+FIGURE_MAX_WIDTH = 640  # pixels a figure is shown at most (matplotlib's default is 640x480)
+
+
+def outputs_html(outputs: Sequence[CellOutput], dropped: int = 0) -> tuple[str, list[bytes]]:
+    """The outputs as rich text, and the PNGs its ``wbfig:N`` images refer to."""
+    parts: list[str] = []
+    figures: list[bytes] = []
+    for output in outputs:
+        if output.png:
+            figures.append(output.png)
+            parts.append(f'<p><img src="wbfig:{len(figures) - 1}" '
+                         f'alt="{html.escape(output.text)}"></p>')
+            continue
+        text = html.escape(output.text.rstrip("\n"))
+        if not text:
+            continue
+        if output.kind == "result":
+            count = f"Out[{output.execution_count}]: " if output.execution_count else "Out: "
+            parts.append(f'<pre><span style="color:#b22222">{count}</span>{text}</pre>')
+        else:
+            parts.append(f"<pre>{text}</pre>")
+    if dropped:
+        parts.append(f"<p><i>{dropped} more outputs not shown</i></p>")
+    return "".join(parts), figures
+
+
+class StepOutputs(QTextBrowser):
+    """The step's outputs (``lessonOutputs``); hidden while a step has none."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("lessonOutputs")
+        self.setOpenLinks(False)
+        self.setToolTip("what this step showed when it ran: printed text, its last value, "
+                        "figures")
+        self.shown: tuple[CellOutput, ...] = ()
+        self._figures: dict[str, QImage] = {}
+        self.hide()
+
+    def show_outputs(self, outputs: Sequence[CellOutput], dropped: int = 0) -> None:
+        """Show these outputs (none: hide the view)."""
+        self.shown = tuple(outputs)
+        text, figures = outputs_html(outputs, dropped)
+        self._figures = {}
+        for index, png in enumerate(figures):
+            image = QImage.fromData(png)
+            if image.width() > FIGURE_MAX_WIDTH:
+                image = image.scaledToWidth(FIGURE_MAX_WIDTH,
+                                            Qt.TransformationMode.SmoothTransformation)
+            self._figures[f"wbfig:{index}"] = image
+        self.setHtml(text)
+        self.setVisible(bool(text))
+
+    def loadResource(self, kind: int, url: QUrl | str) -> object:  # noqa: N802 (Qt override)
+        image = self._figures.get(url.toString() if isinstance(url, QUrl) else url)
+        if image is not None and kind == QTextDocument.ResourceType.ImageResource.value:
+            return image
+        return super().loadResource(kind, url)
+
+    def show_running(self) -> None:
+        """The step runs again: its old outputs are gone (as a notebook clears a cell's)."""
+        self.shown = ()
+        self.setHtml(f"<p><i>{RUNNING}</i></p>")
+        self.show()
+
+    def clear_outputs(self) -> None:
+        self.shown = ()
+        self.clear()
+        self.hide()
