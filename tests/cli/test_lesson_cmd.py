@@ -37,7 +37,8 @@ def sign(x):
 sign(2.0)"""
 
 STEPS = [
-    S("def sq(x):\n    return x * x", "# Checked lesson\n\nWe square things.",
+    S("import jax\nimport jax.numpy as jnp\n\n\ndef sq(x):\n    return x * x",
+      "# Checked lesson\n\nWe square things.",
       "trace sq --args f32[3]", summary="jaxpr: 1 equation"),
     S("def wave(x):\n    return jnp.sin(x) * 2.0", "## Values", "values wave --args f32[4]",
       summary="values: "),
@@ -132,7 +133,8 @@ def test_check_notebook_json(capsys, tmp_path):
     assert (doc["lesson"], doc["title"], doc["format"], doc["checked"], doc["ok"]) == (
         path, "Checked lesson", "ipynb", True, False)
     assert set(doc["steps"][0]) == {"number", "title", "status", "directive", "summary",
-                                    "error", "expect_error", "seconds", "outputs"}
+                                    "error", "expect_error", "seconds", "outputs",
+                                    "may_raise"}
     assert [s["title"] for s in doc["steps"][:3]] == ["Checked lesson", "Values", "Plot"]
     check_report(doc["steps"])
     # what the code printed is in the document, in step order, and not on stderr
@@ -295,7 +297,8 @@ def test_a_skip_execution_step_is_reported_skipped_and_never_runs(capsys, tmp_pa
     assert skipped["title"] == "Too slow for class" and skipped["error"] is None
     assert skipped["directive"] == "trace nowhere --args f32[3]"
     assert skipped["summary"].startswith("skipped (skip-execution tag)")
-    assert steps[2]["expect_error"] == "" and steps[2]["error"]["kind"] == "exception"
+    assert steps[2]["expect_error"] is None and steps[2]["may_raise"] is True
+    assert steps[2]["error"]["kind"] == "exception"
     code, out, _ = run_cli(capsys, "lesson", path, "--check")
     assert code == 0 and not marker.exists()
     lines = out.splitlines()
@@ -311,7 +314,18 @@ def test_listing_shows_a_skipped_step(capsys, tmp_path):
     assert out.splitlines() == [
         "step 1/3  code    Skipping — runs its code",
         "step 2/3  skip    Too slow for class — skipped (skip-execution tag): shown, never run",
-        "step 3/3  code    1 / 0 — runs its code  [expect-error]",
+        "step 3/3  code    1 / 0 — runs its code  [raises-exception]",
         "3 steps: 2 with code, 1 skipped, 0 text; nothing ran (--check runs them)"]
     code, out, _ = run_cli(capsys, "lesson", path, "--format", "json")
     assert [s["status"] for s in json.loads(out)["steps"]] == ["listed", "skipped", "listed"]
+
+
+def test_raises_exception_allows_an_error_and_requires_none(capsys, tmp_path):
+    """Jupyter's tag, as nbclient reads it: the cell may raise."""
+    cells = [nbf.new_code_cell("x = 1", metadata={"tags": ["raises-exception"]}),
+             nbf.new_code_cell("1 / 0", metadata={"tags": ["raises-exception"]})]
+    path = tmp_path / "may.ipynb"
+    nbformat.write(nbf.new_notebook(cells=cells), path)
+    code, out, _ = run_cli(capsys, "lesson", str(path), "--check", "--format", "json")
+    assert code == 0
+    assert [s["status"] for s in json.loads(out)["steps"]] == ["ok", "expected-error"]

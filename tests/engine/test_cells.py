@@ -14,6 +14,8 @@ from workbench.engine.service import Service
 def notebook():
     """Run cells one after another in one namespace, as a notebook's kernel does."""
     service = Service({})
+    service.handle(p.LoadSource(source="import jax\nimport jax.numpy as jnp",
+                                filename="nb.ipynb, step 0", cell=True))
 
     def run(source: str, step: int = 1) -> p.Reply:
         return service.handle(p.LoadSource(source=source, filename=f"nb.ipynb, step {step}",
@@ -132,3 +134,26 @@ def test_outputs_cross_the_wire(notebook):
     reply = notebook("import matplotlib.pyplot as plt\nplt.plot([1, 2])\n'text'")
     data, buffers = codec.encode(reply)
     assert codec.decode(data, buffers) == reply
+
+
+def test_nothing_is_imported_for_a_notebook_as_in_jupyter():
+    service = Service({})
+    reply = service.handle(p.LoadSource(source="jnp.arange(3)", filename="nb.ipynb, step 1",
+                                        cell=True))
+    assert isinstance(reply, p.UserCodeFailure)
+    assert reply.explanation.title == "'jnp' is not defined"
+    assert "nothing is imported for you" in reply.explanation.hint
+
+
+def test_a_step_is_not_blamed_for_its_own_name_error(notebook):
+    notebook("import not_a_module_here\nkey = 1", 3)
+    reply = notebook("key, subkey = jax.random.split(key)", 4)
+    assert reply.explanation.title == "'key' is not defined: step 3, which defines it, failed"
+    reply = notebook("key, subkey = jax.random.split(key)", 5)  # step 4 bound key: still 3's
+    assert "step 3" in reply.explanation.title
+
+
+def test_terminal_colours_are_not_shown_as_text(notebook):
+    shown = outputs(notebook("print('\\x1b[34;1mblue\\x1b[0m')\njax.make_jaxpr(jnp.sin)(1.0)"))
+    assert shown[0].text == "blue\n"
+    assert "\x1b" not in shown[1].text and "lambda" in shown[1].text

@@ -16,7 +16,8 @@ def _cell(engine, source: str, step: int) -> p.Reply:
 
 
 def test_a_step_runs_as_a_cell_in_the_kernel(engine):
-    reply = _cell(engine, "%time v = jnp.arange(4) * 2\nprint('shown')\nv", 1)
+    reply = _cell(engine, "import jax.numpy as jnp\n%time v = jnp.arange(4) * 2\n"
+                  "print('shown')\nv", 1)
     value = p.result_value(reply, p.Functions)
     assert value is not None, p.reply_text(reply)
     kinds = [o.kind for o in value.outputs]

@@ -147,7 +147,8 @@ def test_a_bad_directive_is_a_problem_of_its_step_only(tmp_path):
     assert fine.problem is None and isinstance(fine.directive, CallDirective)
 
 
-def test_jupyters_raises_exception_tag_expects_any_error(tmp_path):
+def test_jupyters_raises_exception_tag_allows_an_error(tmp_path):
+    """As in Jupyter and nbclient: the cell may raise; it need not (``may_raise``)."""
     tagged = nbf.new_code_cell("1 / 0", metadata={"tags": ["raises-exception"]})
     both = nbf.new_code_cell("x = undefined",
                              metadata={"tags": ["raises-exception", "expect-error:name"]})
@@ -156,7 +157,8 @@ def test_jupyters_raises_exception_tag_expects_any_error(tmp_path):
     near_miss = nbf.new_code_cell("y = 1", metadata={"tags": ["raises-exceptions", "raises"]})
     lesson = read_lesson(write_notebook(tmp_path / "l.ipynb",
                                         [tagged, both, line_wins, near_miss]))
-    assert [s.expect_error for s in lesson.steps] == ["", "name", "tracer-bool", None]
+    assert [s.expect_error for s in lesson.steps] == [None, "name", "tracer-bool", None]
+    assert [s.may_raise for s in lesson.steps] == [True, True, True, False]
     assert not any(s.skip for s in lesson.steps)
 
 
@@ -186,7 +188,7 @@ def test_percent_tags_skip_and_raise(tmp_path):
         # Text is text.
         """), encoding="utf-8")
     lesson = read_lesson(path)
-    assert [(s.skip, s.expect_error, s.has_code) for s in lesson.steps] == [
-        (True, None, True), (False, "", True), (False, None, False)]
+    assert [(s.skip, s.may_raise, s.has_code) for s in lesson.steps] == [
+        (True, False, True), (False, True, True), (False, False, False)]
     assert isinstance(lesson.steps[0].directive, PlotDirective)
     assert lesson.steps[0].code == "import big_dataset\n"

@@ -3,12 +3,15 @@ shows under the step, and read "failed" only when the step's own code failed."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QTextDocument
+
 from tests.ui.test_lesson_window import ENGINE_S, blank_window, go, open_trusted, write_notebook
 from workbench.ui.lesson.lesson_controller import SKIPPED
 
 SHOWING = [
     ("markdown", "# Outputs\nA value, then a figure."),
-    ("code", "print('hello')\nx = jnp.arange(3)\nx * 2"),
+    ("code", "import jax.numpy as jnp\nprint('hello')\nx = jnp.arange(3)\nx * 2"),
     ("code", "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()"),
 ]
 
@@ -19,8 +22,10 @@ def test_a_step_shows_its_printed_text_value_and_figure(qtbot, make_window, tmp_
     open_trusted(qtbot, window, path)
     outputs = window.lesson_panel.outputs
     assert outputs.isHidden()  # nothing has run yet
+    rows = window.lesson_panel.steps.height()
     go(qtbot, window, 1)
     qtbot.waitUntil(lambda: bool(outputs.shown), timeout=ENGINE_S)
+    assert window.lesson_panel.steps.height() == rows  # outputs take room from the text
     assert [(o.kind, o.text) for o in outputs.shown] == [
         ("stream", "hello\n"), ("result", "Array([0, 2, 4], dtype=int32)")]
     assert not outputs.isHidden()
@@ -29,7 +34,10 @@ def test_a_step_shows_its_printed_text_value_and_figure(qtbot, make_window, tmp_
     qtbot.waitUntil(lambda: bool(outputs.shown), timeout=ENGINE_S)
     assert [o.kind for o in outputs.shown] == ["display"]
     assert outputs.shown[0].png.startswith(b"\x89PNG")
-    assert 'src="wbfig:0"' in outputs.toHtml() or "wbfig:0" in outputs.toHtml()
+    assert "wbfig:0" in outputs.toHtml()
+    figure = outputs.loadResource(QTextDocument.ResourceType.ImageResource.value,
+                                  QUrl("wbfig:0"))
+    assert 0 < figure.width() <= outputs.viewport().width()  # all of it, in a narrow dock
     # Back to step 1: its outputs are cleared as it runs again, then shown anew.
     window.lessons.go_to(1)
     assert outputs.shown == ()
@@ -38,7 +46,7 @@ def test_a_step_shows_its_printed_text_value_and_figure(qtbot, make_window, tmp_
 
 
 GUESSED = [
-    ("code", "def pick(key, n):\n    return jax.random.normal(key, (n,))\n"),
+    ("code", "import jax\n\n\ndef pick(key, n):\n    return jax.random.normal(key, (n,))\n"),
     ("code", "samples = pick(jax.random.key(0), 3)\nsamples.shape"),
 ]
 

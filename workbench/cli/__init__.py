@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Without a sub-command it opens the window.",
     )
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
-    parser.add_argument("--open", metavar="FILE", help="open FILE in the window")
+    parser.add_argument("--open", metavar="FILE",
+                        help="open FILE in the window (a .ipynb notebook opens as a lesson)")
     add_engine_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in SUBCOMMANDS:

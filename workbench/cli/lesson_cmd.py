@@ -70,14 +70,15 @@ the check proves the step works, its numbers mean nothing; the directive's
 --repeats, --min-batch and --budget are not used), kmeans (the animated demo's run).
 
 A step passes when it runs without an error, or, marked to fail (a cell tag
-expect-error, expect-error:KIND or Jupyter's raises-exception, or a line
-# workbench: expect-error [KIND]), when it fails with that error kind (any kind
-when none is given; the kinds are the error catalog's, e.g. tracer-bool, name,
-syntax). A step fails on any other error, when an expected error does not come, or
-on a bad directive (kind "directive"). Errors that are the lesson's own mistakes (an
-unknown function, a bad argument spec: kind "usage") fail a step even when it
-expects an error. Text-only steps are listed as text. A step whose cell is tagged
-skip-execution (Jupyter Book's and nbclient's tag) is listed and reported as
+expect-error or expect-error:KIND, or a line # workbench: expect-error [KIND]), when
+it fails with that error kind (any kind when none is given; the kinds are the error
+catalog's, e.g. tracer-bool, name, syntax). A cell tagged raises-exception (Jupyter's
+tag) passes either way, as in Jupyter: the error is allowed, not required. A step
+fails on any other error, when an expected error does not come, or on a bad directive
+(kind "directive"). Errors that are the lesson's own mistakes (an unknown function, a
+bad argument spec: kind "usage") fail a step even when it expects an error. Text-only
+steps are listed as text. A step whose cell is tagged skip-execution (Jupyter Book's
+and nbclient's tag) is listed and reported as
 skipped: neither its code nor its directive runs, and it never fails the check.
 
 Text format: one line per step as it finishes (a failed step's hint on a second line)
@@ -85,8 +86,9 @@ and a summary line; what the lesson's code prints goes on stderr. JSON: one docu
 {"lesson", "title", "format" (ipynb|percent), "checked", "ok", "seconds", "steps":
 [{"number", "title", "status" (ok|failed|expected-error|skipped|text|listed), "directive"
 (as written, or null), "summary", "error", "expect_error" (null, "" for any kind, or
-the kind), "seconds", "outputs": [{"kind" (stream|result|display), "text" (text/plain),
-"execution_count", "has_figure", "figure" (its file under --outputs, else null)}]}],
+the kind), "may_raise" (tagged raises-exception: an error allowed), "seconds",
+"outputs": [{"kind" (stream|result|display), "text" (text/plain), "execution_count",
+"has_figure", "figure" (its file under --outputs, else null)}]}],
 "output" (what the lesson's code printed), "output_dropped"}.
 "error" is null or {"kind", "title", "file", "line", "hint", "message"}: for an
 expected-error step the error it raised; kind "no-error" when an expected error did
@@ -136,6 +138,8 @@ class StepReport:
     """What the step showed, as a notebook shows a cell's outputs: {"kind" (stream|result|
     display), "text" (its text/plain), "execution_count" (a result's Out[n]), "figure"
     (the PNG's path under --outputs, else null; "has_figure" says whether it had one)}."""
+    may_raise: bool = False
+    """Tagged raises-exception (Jupyter's): an error is allowed, not required."""
 
 
 @dataclass
@@ -224,7 +228,7 @@ def _listed(step: Step) -> StepReport:
         return StepReport(step.number, step.title, "failed", directive, _what(step),
                           _problem_error(step.problem), step.expect_error)
     return StepReport(step.number, step.title, "listed", directive, _what(step), None,
-                      step.expect_error)
+                      step.expect_error, may_raise=step.may_raise)
 
 
 # ---------------------------------------------------------------------------- skipping
@@ -282,7 +286,7 @@ def _check_step(engine: Engine, lesson: Lesson, step: Step, output: UserOutput,
 
     def report(status: Status, summary: str, error: dict[str, Any] | None) -> StepReport:
         return StepReport(step.number, step.title, status, directive, summary, error,
-                          step.expect_error, seconds, shown)
+                          step.expect_error, seconds, shown, step.may_raise)
 
     if step.problem is not None:
         ran = ("its code ran" if outcome.error is None and outcome.usage is None
@@ -290,7 +294,8 @@ def _check_step(engine: Engine, lesson: Lesson, step: Step, output: UserOutput,
         return report("failed", ran, _problem_error(step.problem))
     if outcome.usage is not None:
         return report("failed", _short(outcome, filename), _usage_error(outcome.usage))
-    judged = judge(step.expect_error, outcome.error.kind if outcome.error else None)
+    judged = judge(step.expect_error, outcome.error.kind if outcome.error else None,
+                   step.may_raise)
     if outcome.error is None:
         if judged.verdict == "ok":
             return report("ok", outcome.summary, None)
@@ -499,6 +504,8 @@ def _print_step(r: StepReport, total: int) -> None:
     expect = ""
     if r.status == "listed" and r.expect_error is not None:
         expect = f"  [expect-error{' ' + r.expect_error if r.expect_error else ''}]"
+    elif r.status == "listed" and r.may_raise:
+        expect = "  [raises-exception]"
     _emit(f"{head}  {LABELS[r.status]:<6}  {r.title} {dash} {r.summary}{expect}")
     if r.error is not None and r.status == "failed":
         pad = " " * (len(head) + 2)

@@ -20,6 +20,7 @@ import ast
 import base64
 import contextlib
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -33,6 +34,12 @@ from workbench.engine.printed import PrintedCapture
 from workbench.engine.source import check_syntax, exit_as_script, register_source, syntax_error
 
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # terminal colours (JAX colours its jaxprs)
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without terminal escape codes: the lesson panel and JSON show plain text."""
+    return _ANSI.sub("", text) if "\x1b" in text else text
 
 
 @dataclass
@@ -57,7 +64,7 @@ class _Collector:
         if len(self.marks) >= MAX_OUTPUTS:
             self.dropped += 1
             return
-        text = str(data.get("text/plain", ""))
+        text = strip_ansi(str(data.get("text/plain", "")))
         if len(text) > MAX_TEXT_CHARS:
             text = text[:MAX_TEXT_CHARS] + f"\n[{len(text) - MAX_TEXT_CHARS:,} more characters]"
         png = data.get("image/png", b"")
@@ -77,12 +84,13 @@ class _Collector:
         start = 0
         for position, output in self.marks:
             if position > start:
-                out.append(CellOutput("stream", printed.text[start:position], stream="stdout"))
+                out.append(CellOutput("stream", strip_ansi(printed.text[start:position]),
+                                      stream="stdout"))
                 start = position
             out.append(output)
         tail = printed.shown()[start:] if start <= len(printed.text) else ""
         if tail:
-            out.append(CellOutput("stream", tail, stream="stdout"))
+            out.append(CellOutput("stream", strip_ansi(tail), stream="stdout"))
         return out
 
 
@@ -98,7 +106,11 @@ def shell_for(namespace: dict[str, Any] | None) -> Any:
     config.HistoryManager.enabled = False
     config.InteractiveShell.colors = "nocolor"
     config.InteractiveShell.xmode = "Plain"
-    return InteractiveShell.instance(config=config, user_ns=namespace)
+    main = sys.modules.get("__main__")
+    shell = InteractiveShell.instance(config=config, user_ns=namespace)
+    if main is not None:  # a cell runs in its own __main__ (``_namespace``); not the process
+        sys.modules["__main__"] = main
+    return shell
 
 
 class _Main:
@@ -108,18 +120,16 @@ class _Main:
 @contextlib.contextmanager
 def _namespace(shell: Any, namespace: dict[str, Any]) -> Iterator[None]:
     """Run in ``namespace``: the shell's user namespace and ``sys.modules["__main__"]``."""
-    if shell.user_ns is namespace:
-        yield
-        return
     saved = shell.user_module, shell.user_ns, sys.modules.get("__main__")
-    module = _Main()
-    module.__dict__ = namespace
-    namespace.setdefault("__name__", "__main__")
-    namespace.setdefault("__builtins__", __builtins__)
-    shell.user_module, shell.user_ns = module, namespace
-    if "get_ipython" not in namespace:
-        shell.init_user_ns()  # get_ipython, In/Out, _ and friends, as a shell's namespace has
-    sys.modules["__main__"] = module  # type: ignore[assignment]
+    if shell.user_ns is not namespace:
+        module = _Main()
+        module.__dict__ = namespace
+        namespace.setdefault("__name__", "__main__")
+        namespace.setdefault("__builtins__", __builtins__)
+        shell.user_module, shell.user_ns = module, namespace
+        if "get_ipython" not in namespace:
+            shell.init_user_ns()  # get_ipython, In/Out, _ and friends, as a shell's has
+    sys.modules["__main__"] = shell.user_module
     try:
         yield
     finally:
@@ -241,13 +251,17 @@ def explain_cell_error(error: BaseException, filename: str,
     was to bind names that step (``failed``: name -> (step, "imports"/"defines"))."""
     explanation = explain(error, filename)
     name = getattr(error, "name", None)
-    if isinstance(error, NameError) and isinstance(name, str) and name in failed:
+    if not (isinstance(error, NameError) and isinstance(name, str)):
+        return explanation
+    if name in failed:
         step, verb = failed[name]
         return replace(explanation,
                        title=f"{name!r} is not defined: step {step}, which {verb} it, failed",
                        hint=f"Step {step} failed before it bound {name}: fix that step (or run "
                        "it again) first; this step then finds the name.")
-    return explanation
+    return replace(explanation, title=f"{name!r} is not defined",
+                   hint="Define or import it in this step or one before it: a notebook's "
+                   "steps share their names, and nothing is imported for you.")
 
 
 def bound_names(source: str) -> dict[str, str]:

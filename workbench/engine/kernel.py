@@ -230,6 +230,7 @@ class Endpoint:
         self.service = service
         self.output_limit = output_limit
         self.after_reply = after_reply
+        self.before_request: Callable[[], object] | None = None
 
     def on_open(self, comm: Any, open_msg: dict[str, Any]) -> None:
         comm.on_msg(lambda msg: self.on_msg(comm, msg))
@@ -253,6 +254,8 @@ class Endpoint:
                                         f"{type(exc).__name__}: {exc}")
             else:
                 rid = getattr(request, "id", rid)
+                if self.before_request is not None:
+                    self.before_request()
                 reply = self.run(comm, request)
         except KeyboardInterrupt:
             reply = p.Cancelled(rid, "stopped")
@@ -460,8 +463,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     app.kernel.comm_manager.register_target(p.COMM_TARGET, endpoint.on_open)
     if not args.no_warm_up:
         touch = not (args.standby and accelerator_present())
-        threading.Thread(target=_warm_up, args=(touch,), name="workbench-warm-up",
-                         daemon=True).start()
+        warm = threading.Thread(target=_warm_up, args=(touch,), name="workbench-warm-up",
+                                daemon=True)
+        warm.start()
+        # Code that imports jax while the warm-up does could see it half imported (a circular
+        # import across threads): requests and console cells wait for the warm-up first.
+        endpoint.before_request = warm.join
+        shell.events.register("pre_execute", warm.join)
     app.start()
 
 

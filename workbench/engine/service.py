@@ -144,14 +144,11 @@ def _load(service: Service, request: p.LoadSource, context: Context) -> p.Functi
 def _load_cell(service: Service, request: p.LoadSource, context: Context) -> p.Functions:
     """A lesson step run as a notebook cell (``workbench.engine.cells``)."""
     from workbench.engine import cells
-    from workbench.engine.source import fresh_namespace, list_functions
+    from workbench.engine.source import list_functions
 
     if service.namespace is None:
         service.namespace = {}  # a notebook's cells share one namespace
-    namespace = service.namespace
-    for key, value in fresh_namespace(request.filename).items():
-        if key not in ("__name__", "__file__"):
-            namespace.setdefault(key, value)
+    namespace = service.namespace  # nothing imported for it: a notebook imports what it uses
     shell = cells.shell_for(namespace)
     step = _step_number(request.filename)
     capture = PrintedCapture()
@@ -160,10 +157,11 @@ def _load_cell(service: Service, request: p.LoadSource, context: Context) -> p.F
                              forward=service.in_kernel)
     bound = cells.bound_names(shell.transform_cell(request.source))
     if run.error is not None:
-        for name, verb in bound.items():
-            if name not in namespace:
-                service.unbound[name] = (step, verb)
+        # Explained first: a step's own names are not the cause of its own error.
         explanation = cells.explain_cell_error(run.error, request.filename, service.unbound)
+        for name, verb in bound.items():
+            if name not in namespace:  # the first failed step that was to bind it is the cause
+                service.unbound.setdefault(name, (step, verb))
         raise UserCodeError(explanation, tuple(run.outputs))
     for name in bound:
         service.unbound.pop(name, None)

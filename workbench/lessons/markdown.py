@@ -20,6 +20,7 @@ import io
 import logging
 import math
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -533,17 +534,32 @@ def _parse(source: str, point_size: float, dpi: float) -> Any:
     """mathtext's raster of ``$source$``; None where it cannot read it or would draw a
     dummy symbol. Cached here, more than mathtext's own cache, so its warnings are seen
     on the first parse of every formula that is asked for again."""
-    from matplotlib.font_manager import FontProperties
-    from matplotlib.mathtext import MathTextParser
+    with _MATHTEXT:
+        from matplotlib.font_manager import FontProperties
+        from matplotlib.mathtext import MathTextParser
 
-    logger = logging.getLogger("matplotlib.mathtext")
-    substitutions = _Substitutions()
-    logger.addFilter(substitutions)
-    try:
-        prop = FontProperties(size=point_size, math_fontfamily=MATH_FONTSET)
-        parsed = MathTextParser("agg").parse(f"${source}$", dpi=dpi, prop=prop)
-    except Exception:  # any formula mathtext trips on is shown as written instead
-        return None
-    finally:
-        logger.removeFilter(substitutions)
-    return None if substitutions.seen else parsed
+        logger = logging.getLogger("matplotlib.mathtext")
+        substitutions = _Substitutions()
+        logger.addFilter(substitutions)
+        try:
+            prop = FontProperties(size=point_size, math_fontfamily=MATH_FONTSET)
+            parsed = MathTextParser("agg").parse(f"${source}$", dpi=dpi, prop=prop)
+        except Exception:  # any formula mathtext trips on is shown as written instead
+            return None
+        finally:
+            logger.removeFilter(substitutions)
+        return None if substitutions.seen else parsed
+
+
+_MATHTEXT = threading.Lock()  # mathtext is not made for two threads at once (``warm_up``)
+
+
+def warm_up() -> None:
+    """Load matplotlib's mathtext and its fonts (about half a second, once): on a thread
+    when a lesson with maths opens, so its first formula does not stall the window."""
+    _parse("x", 10.0, 96.0)
+
+
+def has_maths(text: str) -> bool:
+    """Whether ``text`` may hold maths worth loading mathtext for."""
+    return "$" in text or "\\begin{" in text

@@ -6,7 +6,8 @@ cells are skipped. The cells themselves are kept, so the lesson can be written
 back in its own format with the teacher's edits (``workbench.lessons.formats``).
 
 Cell tags are Jupyter's: ``expect-error`` / ``expect-error:KIND`` (the workbench's)
-and ``raises-exception`` (nbclient's and Jupyter Book's) mark a step meant to fail;
+mark a step meant to fail; ``raises-exception`` (nbclient's and Jupyter Book's) one
+that may fail (an error is allowed, not required, as in Jupyter);
 ``skip-execution`` (theirs too) marks a step whose code is shown and never run.
 """
 
@@ -62,6 +63,8 @@ class Step:
     """Why a directive was not understood; the step still runs its code."""
     skip: bool = False
     """Tagged ``skip-execution``: the code is shown, but neither it nor its directive runs."""
+    may_raise: bool = False
+    """Tagged ``raises-exception`` (Jupyter's): an error is allowed, not required."""
 
     @property
     def has_code(self) -> bool:
@@ -99,13 +102,13 @@ def _shorten(line: str) -> str:
 
 
 def _expect_from_tags(tags: tuple[str, ...]) -> str | None:
-    """The error kind the tags expect: ``expect-error:KIND`` names one; ``expect-error`` and
-    ``raises-exception`` take any; None when no tag expects an error."""
+    """The error kind the tags expect: ``expect-error:KIND`` names one; ``expect-error`` takes
+    any; None when no tag expects an error (``raises-exception`` only allows one)."""
     expect: str | None = None
     for tag in tags:
         if tag.startswith(EXPECT_ERROR + ":") and tag.partition(":")[2].strip():
             return tag.partition(":")[2].strip()
-        if tag in (EXPECT_ERROR, EXPECT_ERROR + ":", RAISES_EXCEPTION):
+        if tag in (EXPECT_ERROR, EXPECT_ERROR + ":"):
             expect = ""
     return expect
 
@@ -113,7 +116,7 @@ def _expect_from_tags(tags: tuple[str, ...]) -> str | None:
 def _code_title(code: str) -> str:
     for row in code.splitlines():
         row = row.strip()
-        if row and not row.startswith("#"):
+        if row and not row.startswith(("#", "@")):  # a decorator says less than its def
             return _shorten(row)
     return ""
 
@@ -137,7 +140,8 @@ def build_steps(cells: tuple[Cell, ...]) -> tuple[Step, ...]:
         number = len(steps) + 1
         title = first_title(text) or _code_title(split.code) or f"Step {number}"
         steps.append(Step(number, title, text, split.code, index, split.directive, split.lines,
-                          expect, split.problem, skip=SKIP_EXECUTION in cell.tags))
+                          expect, split.problem, skip=SKIP_EXECUTION in cell.tags,
+                          may_raise=RAISES_EXCEPTION in cell.tags))
     if texts:
         text = "\n\n".join(texts)
         steps.append(Step(len(steps) + 1, first_title(text) or f"Step {len(steps) + 1}", text))

@@ -69,9 +69,12 @@ class Judged:
     """For no-error and wrong-error: "an error" or "an error of kind KIND"."""
 
 
-def judge(expect: str | None, error_kind: str | None) -> Judged:
+def judge(expect: str | None, error_kind: str | None, may_raise: bool = False) -> Judged:
     """``expect``: None (must run), "" (any error) or a kind; ``error_kind``: None if the
-    step ran, else the kind of its error."""
+    step ran, else the kind of its error. ``may_raise`` (Jupyter's ``raises-exception``):
+    with no ``expect``, an error is allowed and so is none."""
+    if may_raise and expect is None:
+        return Judged("ok") if error_kind is None else Judged("expected-error")
     wanted = f"an error of kind {expect}" if expect else "an error"
     if error_kind is None:
         return Judged("ok") if expect is None else Judged("no-error", wanted)

@@ -178,7 +178,7 @@ class TraceController(QObject):
         result = p.result_value(reply, TraceResult)
         if result is not None:
             self.session.set_trace(result)
-        elif (self.keep_names and isinstance(reply, p.UserCodeFailure)
+        elif (self.keep_names and isinstance(reply, p.UserCodeFailure | p.UsageFailure)
               and self.controls.is_guess(call.function)):
             self.session.set_trace_failure(reply)  # the views of the last trace go stale
             self.sig_not_traced.emit(

@@ -185,6 +185,11 @@ class CallControls(QWidget):
     def function_info(self, name: str | None = None) -> FunctionInfo | None:
         return self._functions.get(name or self.function())
 
+    def forget_wanted(self) -> None:
+        """No function is asked for ahead of its source any more (a lesson step that names
+        none): the next source's own functions decide."""
+        self._wanted = None
+
     def is_guess(self, name: str | None = None) -> bool:
         """Whether the arguments shown are the workbench's guess from the signature: nobody
         typed them, no lesson chose them."""

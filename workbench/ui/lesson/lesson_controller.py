@@ -149,8 +149,8 @@ class LessonController(QObject):
         editor.textChanged.connect(self._on_editor_changed)
         tracer.sig_loaded.connect(self._on_loaded)
         tracer.sig_failed.connect(self._on_failed)
-        tracer.sig_no_functions.connect(self._on_succeeded)
-        tracer.session.sig_traced.connect(self._on_succeeded)
+        tracer.sig_no_functions.connect(self._on_traced_ok)
+        tracer.session.sig_traced.connect(self._on_traced_ok)
 
     # ------------------------------------------------------------------ opening, closing
 
@@ -456,6 +456,8 @@ class LessonController(QObject):
                 # A sweep's spec names a size (f32[N]): the editor's call keeps its own spec.
                 controls.select(directive.function,
                                 None if directive.sweep else directive.args, ())
+            else:  # the step's own functions decide, not one asked for before it
+                controls.forget_wanted()
         finally:
             controls.blockSignals(False)
         dock = DOCKS.get(directive.verb) if directive is not None else None
@@ -471,6 +473,8 @@ class LessonController(QObject):
         lesson = self.lesson
         if lesson is not None and self.editor_step:
             self._show_outputs(reply)
+            if p.result_value(reply, p.Functions) is None and not self._call_step():
+                self._judge_failure(reply)  # its code is the step's whole verdict
         if lesson is None or number is None or number != self.editor_step:
             return
         if p.result_value(reply, p.Functions) is None:
@@ -512,7 +516,22 @@ class LessonController(QObject):
 
     # ------------------------------------------------------------------ outcomes
 
+    def _call_step(self) -> bool:
+        """Whether the step in the editor asks for a trace or values: then that call's outcome
+        is the step's; otherwise only its code's is (a trace with guessed arguments is none)."""
+        lesson, number = self.lesson, self.editor_step
+        return (lesson is not None and number != 0
+                and isinstance(lesson.step(number).directive, CallDirective))
+
+    def _on_traced_ok(self, _result: object = None) -> None:
+        if self._call_step():
+            self._on_succeeded()
+
     def _on_failed(self, reply: p.Reply) -> None:
+        if self._call_step():
+            self._judge_failure(reply)
+
+    def _judge_failure(self, reply: p.Reply) -> None:
         lesson, number = self.lesson, self.editor_step
         if lesson is None or number == 0 or isinstance(reply, p.Cancelled):
             return
@@ -525,7 +544,7 @@ class LessonController(QObject):
             what = f"{line}{ex.title}{specifics} ({kind})"
         else:
             what = p.reply_text(reply).splitlines()[0]
-        judged = judge(expected, kind or "")
+        judged = judge(expected, kind or "", lesson.step(number).may_raise)
         if judged.verdict == "failed":
             note = f"this step's code failed: {what}"
         elif judged.verdict == "expected-error":

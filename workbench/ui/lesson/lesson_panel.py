@@ -9,6 +9,7 @@ document as resources.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.lessons import Step
-from workbench.lessons.markdown import TextStyle, render_markdown
+from workbench.lessons.markdown import TextStyle, has_maths, render_markdown, warm_up
 from workbench.ui.lesson.step_outputs import StepOutputs
 from workbench.ui.style.presentation import base_font, scaled
 
@@ -45,6 +46,17 @@ EDITED_TIP = ("edited: Reset step brings back the lesson's code; File > Save les
               "your version into the lesson file")
 STEP_ROWS = 12  # rows of the step list shown at once, where the lesson has as many
 STEPS_SHARE_MAX = 0.6  # of the height between list and text, the most the list takes itself
+
+
+_warming: list[threading.Thread] = []
+
+
+def _warm_up_maths() -> None:
+    """Load mathtext on a thread, once: the first formula then costs milliseconds."""
+    if not _warming:
+        thread = threading.Thread(target=warm_up, name="workbench-mathtext", daemon=True)
+        _warming.append(thread)
+        thread.start()
 
 
 class LessonPanel(QWidget):
@@ -109,13 +121,18 @@ class LessonPanel(QWidget):
         self.splitter.setObjectName("lessonSplitter")
         self.outputs = StepOutputs()
         """What the current step showed when it ran (hidden while it showed nothing)."""
+        # The text and the outputs share the space under the list: outputs appearing take
+        # room from the text, never rows from the list.
+        self.reading = QSplitter(Qt.Orientation.Vertical)
+        self.reading.setObjectName("lessonReading")
+        self.reading.addWidget(self.text)
+        self.reading.addWidget(self.outputs)
+        self.reading.setChildrenCollapsible(False)
         self.splitter.addWidget(self.steps)
-        self.splitter.addWidget(self.text)
-        self.splitter.addWidget(self.outputs)
+        self.splitter.addWidget(self.reading)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setStretchFactor(0, 0)  # the list keeps its rows, the text takes the rest
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setStretchFactor(2, 1)
         self.splitter.splitterMoved.connect(self._on_splitter_moved)
         buttons = QHBoxLayout()
         buttons.addWidget(self.previous_button)
@@ -141,6 +158,8 @@ class LessonPanel(QWidget):
         self._edited = set()
         self._current = 0
         self.title.setText(title)
+        if any(has_maths(text) for text in (overview, *(s.text for s in self._steps))):
+            _warm_up_maths()
         self._updating = True
         try:
             self.steps.clear()

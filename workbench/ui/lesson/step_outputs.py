@@ -7,13 +7,14 @@ import html
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QImage, QTextDocument
+from PySide6.QtGui import QImage, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from workbench.api.cells import CellOutput
 
 RUNNING = "running …"
 FIGURE_MAX_WIDTH = 640  # pixels a figure is shown at most (matplotlib's default is 640x480)
+FIGURE_MARGIN = 12  # pixels left beside a figure in the view
 
 
 def outputs_html(outputs: Sequence[CellOutput], dropped: int = 0) -> tuple[str, list[bytes]]:
@@ -49,22 +50,36 @@ class StepOutputs(QTextBrowser):
         self.setToolTip("what this step showed when it ran: printed text, its last value, "
                         "figures")
         self.shown: tuple[CellOutput, ...] = ()
+        self._dropped = 0
         self._figures: dict[str, QImage] = {}
+        self._rendered_width = 0
         self.hide()
 
     def show_outputs(self, outputs: Sequence[CellOutput], dropped: int = 0) -> None:
         """Show these outputs (none: hide the view)."""
         self.shown = tuple(outputs)
-        text, figures = outputs_html(outputs, dropped)
+        self._dropped = dropped
+        self._render()
+
+    def _render(self) -> None:
+        text, figures = outputs_html(self.shown, self._dropped)
+        # A figure fits the view's width (a narrow lesson dock shows all of it, smaller).
+        width = max(min(FIGURE_MAX_WIDTH, self.viewport().width() - 2 * FIGURE_MARGIN), 80)
         self._figures = {}
         for index, png in enumerate(figures):
             image = QImage.fromData(png)
-            if image.width() > FIGURE_MAX_WIDTH:
-                image = image.scaledToWidth(FIGURE_MAX_WIDTH,
-                                            Qt.TransformationMode.SmoothTransformation)
+            if image.width() > width:
+                image = image.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
             self._figures[f"wbfig:{index}"] = image
+        self._rendered_width = width
         self.setHtml(text)
         self.setVisible(bool(text))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        wanted = min(FIGURE_MAX_WIDTH, self.viewport().width() - 2 * FIGURE_MARGIN)
+        if self._figures and abs(wanted - self._rendered_width) > 8:
+            self._render()
 
     def loadResource(self, kind: int, url: QUrl | str) -> object:  # noqa: N802 (Qt override)
         image = self._figures.get(url.toString() if isinstance(url, QUrl) else url)
@@ -75,10 +90,12 @@ class StepOutputs(QTextBrowser):
     def show_running(self) -> None:
         """The step runs again: its old outputs are gone (as a notebook clears a cell's)."""
         self.shown = ()
+        self._figures = {}
         self.setHtml(f"<p><i>{RUNNING}</i></p>")
         self.show()
 
     def clear_outputs(self) -> None:
         self.shown = ()
+        self._figures = {}
         self.clear()
         self.hide()

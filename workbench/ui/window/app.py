@@ -36,8 +36,12 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     existing = getattr(args, "existing", None)
     engine = EngineBridge(connection_file=existing, ssh=getattr(args, "ssh", None)) \
         if existing else None
-    window = MainWindow(getattr(args, "open", None), settings=settings, engine=engine)
+    path = getattr(args, "open", None)
+    lesson = path if path and str(path).lower().endswith(".ipynb") else None  # a notebook
+    window = MainWindow(None if lesson else path, settings=settings, engine=engine)
     window.show()
+    if lesson:
+        window.open_lesson(lesson)  # asks before anything of it runs, as Open Lesson does
     # Ctrl+C in the terminal closes the window the normal way (autosave marks a clean exit).
     signal.signal(signal.SIGINT, lambda *_: window.close())
     signal.signal(signal.SIGTERM, lambda *_: window.close())
