@@ -47,3 +47,24 @@ def test_what_the_editor_prints_shows_in_the_console_and_a_threads_text_is_marke
     qtbot.waitUntil(lambda: "late word" in console_text(window), timeout=10000)
     assert "[background thread] late word" in console_text(window)
     assert "[background thread] hello" not in console_text(window)
+
+
+def test_a_lesson_steps_value_and_figure_show_in_the_console(qtbot, make_window, tmp_path):
+    import nbformat.v4 as nbf
+    from nbformat import write
+
+    notebook = tmp_path / "fig.ipynb"
+    write(nbf.new_notebook(cells=[nbf.new_code_cell(
+        "import matplotlib.pyplot as plt\nplt.plot([1, 2, 1])\nplt.show()\n6 * 7")]), notebook)
+    window = make_window(console=True)
+    window.new_file()
+    qtbot.waitUntil(lambda: "In [" in console_text(window), timeout=20000)
+    window.trust_lesson(notebook)
+    assert window.open_lesson(notebook)
+    with qtbot.waitSignal(window.lessons.sig_outputs, timeout=60000) as shown:
+        window.lessons.go_to(1)
+    assert [o.kind for o in shown.args[0]] == ["display", "result"]
+    qtbot.waitUntil(lambda: "Out[" in console_text(window), timeout=10000)
+    assert ": 42" in console_text(window)
+    # the figure is an image in the console's document (an object character in its text)
+    assert "\ufffc" in console_text(window)

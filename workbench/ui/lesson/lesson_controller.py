@@ -107,6 +107,8 @@ class LessonController(QObject):
     """The lesson panel's message changed ("" when there is nothing to say)."""
     sig_saved = Signal(str)
     """The lesson was written to this path."""
+    sig_outputs = Signal(object)
+    """The step in the editor ran and showed these outputs (``tuple[CellOutput, ...]``)."""
 
     def __init__(self, host: LessonHost, parent: QWidget, panel: LessonPanel,
                  document: DocumentController, editor: CodeEditor, tracer: TraceController,
@@ -500,6 +502,7 @@ class LessonController(QObject):
             self._outputs[self.editor_step] = (reply.outputs, 0)
         else:
             self._outputs.pop(self.editor_step, None)
+        self.sig_outputs.emit(self._outputs.get(self.editor_step, ((), 0))[0])
         if self.current == self.editor_step:
             self.panel.outputs.show_outputs(*self._outputs.get(self.editor_step, ((), 0)))
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from workbench.api.cells import CellOutput
 
 os.environ.setdefault("QT_API", "pyside6")  # qtconsole goes through qtpy
 
@@ -97,6 +100,18 @@ class ConsolePanel(QWidget):
             text = "".join(f"[background thread] {line}"
                            for line in text.splitlines(keepends=True))
         self.widget._append_plain_text(text, before_prompt=True)
+
+    def show_cell_outputs(self, outputs: Sequence[CellOutput]) -> None:
+        """A lesson step's value and figures, as Jupyter's console shows them (its printed
+        text came already, as the step ran)."""
+        if self.widget is None:
+            return
+        for output in outputs:
+            if output.png:
+                self.widget._append_png(output.png, before_prompt=True)
+            elif output.kind == "result":
+                self.widget._append_plain_text(
+                    f"Out[{output.execution_count}]: {output.text}\n", before_prompt=True)
 
     def execute(self, code: str) -> None:
         if self.widget is not None:

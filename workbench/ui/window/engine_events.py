@@ -41,6 +41,14 @@ class EngineEvents(QObject):
         self._reconnect_console = reconnect_console
         engine.sig_notice.connect(self.on_notice)
         engine.sig_output.connect(self.on_output)
+        engine.sig_state_changed.connect(self._on_state)
+
+    def _on_state(self, state: str) -> None:
+        """Idle: the console follows the engine's connection file. An attached kernel's is
+        read (and tunnelled) as it connects; ours changes when a restart adopts the kernel
+        that Stop started early."""
+        if state == "idle":
+            self._reconnect_console()
 
     def on_notice(self, notice: Notice) -> None:
         self.bar.add_engine_notice(notice, host=self.engine.host,

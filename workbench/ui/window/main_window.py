@@ -247,6 +247,7 @@ class MainWindow(QMainWindow):
         self.engine_events = EngineEvents(self.engine, self.notice_bar, self.editor,
                                           self.console_panel, self.statusBar(), self.filename,
                                           self._connect_console, self)
+        self.lessons.sig_outputs.connect(self.console_panel.show_cell_outputs)
 
     # ------------------------------------------------------------------ files and lessons
 
@@ -317,16 +318,8 @@ class MainWindow(QMainWindow):
         if not self.isVisible():
             return  # closed in the meantime
         self.engine.start()
-        if console:
-            if self.engine.host is None:
-                self._connect_console()
-            # An attached kernel's file is read (and tunnelled) as it connects; ours changes
-            # when a restart adopts the kernel Stop started early: follow it once idle.
-            self.engine.sig_state_changed.connect(self._on_engine_state_for_console)
-
-    def _on_engine_state_for_console(self, state: str) -> None:
-        if state == "idle":
-            self._connect_console()
+        if console and self.engine.host is None:
+            self._connect_console()  # an attached kernel's: once it is read (EngineEvents)
 
     def _connect_console(self) -> None:
         path = self.engine.connection_file
