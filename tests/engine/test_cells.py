@@ -157,3 +157,13 @@ def test_terminal_colours_are_not_shown_as_text(notebook):
     shown = outputs(notebook("print('\\x1b[34;1mblue\\x1b[0m')\njax.make_jaxpr(jnp.sin)(1.0)"))
     assert shown[0].text == "blue\n"
     assert "\x1b" not in shown[1].text and "lambda" in shown[1].text
+
+
+def test_a_figure_shows_even_after_another_backend_was_chosen_in_this_process(notebook):
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    plt.switch_backend("agg")  # as a script or a test before the lesson may have done
+    matplotlib.interactive(False)
+    shown = outputs(notebook("import matplotlib.pyplot as plt\nplt.plot([2, 1])\nprint('x')"))
+    assert [o.kind for o in shown] == ["stream", "display"]

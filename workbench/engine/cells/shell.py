@@ -79,9 +79,10 @@ def inline_figures(shell: Any) -> None:
     if pyplot is not None:
         if "inline" not in str(pyplot.get_backend()):
             # IPython's enable_matplotlib("inline") without its GUI event-loop part.
+            from IPython.core.pylabtools import activate_matplotlib
             from matplotlib_inline.backend_inline import configure_inline_support
 
-            pyplot.switch_backend(INLINE_BACKEND)
+            activate_matplotlib(INLINE_BACKEND)  # interactive, so that figures are flushed
             configure_inline_support(shell, INLINE_BACKEND)
     elif "matplotlib" in sys.modules:
         sys.modules["matplotlib"].use(INLINE_BACKEND)
