@@ -7,7 +7,8 @@ and checked by ``workbench lesson --check --format json``; then, per code cell:
   failed as expected) in the workbench. Every disagreement is listed.
 * value: of the cells whose Jupyter output has an ``execute_result`` (the last
   expression's value), how many show a ``result`` output in the workbench, and
-  with the same ``text/plain`` (arrays' reprs are compared as printed).
+  with the same ``text/plain`` (arrays' reprs are compared as printed, terminal
+  colours aside).
 * figures: cells with an ``image/png`` in Jupyter, and how many have a figure.
 
 Target (the notebooks issue): no raised-disagreement beyond packages that are
@@ -20,11 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # the workbench shows text without colours
 DEFAULT = [HERE / "data" / "autodiff_cookbook.ipynb"]
 
 
@@ -79,7 +82,7 @@ def compare(path: Path) -> bool:
             wanted += 1
             if results:
                 values += 1
-                same += results[-1]["text"] == cell["result"]
+                same += results[-1]["text"] == ANSI.sub("", cell["result"])
         if cell["png"]:
             figures += 1
             drew += any(o["has_figure"] for o in step.get("outputs", []))
