@@ -329,3 +329,26 @@ def test_raises_exception_allows_an_error_and_requires_none(capsys, tmp_path):
     code, out, _ = run_cli(capsys, "lesson", str(path), "--check", "--format", "json")
     assert code == 0
     assert [s["status"] for s in json.loads(out)["steps"]] == ["ok", "expected-error"]
+
+
+def test_check_reports_each_steps_outputs_and_writes_its_figures(capsys, tmp_path):
+    cells = [nbf.new_code_cell("import matplotlib.pyplot as plt\nprint('drawing')\n"
+                               "plt.plot([1, 2, 3])\nplt.show()\n21 * 2"),
+             nbf.new_code_cell("%time total = sum(range(10))\ntotal")]
+    path = tmp_path / "outputs.ipynb"
+    nbformat.write(nbf.new_notebook(cells=cells), path)
+    folder = tmp_path / "figures"
+    code, out, _ = run_cli(capsys, "lesson", str(path), "--check", "--format", "json",
+                           "--outputs", str(folder))
+    assert code == 0
+    first, second = json.loads(out)["steps"]
+    assert [(o["kind"], o["has_figure"]) for o in first["outputs"]] == [
+        ("stream", False), ("display", True), ("result", False)]
+    assert first["outputs"][2]["text"] == "42"
+    figure = first["outputs"][1]["figure"]
+    assert figure == str(folder / "step-01-1.png")
+    assert (folder / "step-01-1.png").read_bytes().startswith(b"\x89PNG")
+    assert second["outputs"][-1]["text"] == "45" and "Wall time" in second["outputs"][0]["text"]
+    code, out, err = run_cli(capsys, "lesson", str(path), "--check")
+    assert code == 0
+    assert "Out[" in err and ": 42" in err and "[figure: <Figure" in err
