@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 from workbench.api import messages as p
 from workbench.ui.control.session import Call
+from workbench.ui.panels.panel import SETTLE_S
 
 SELU = """\
 def selu(x, alpha=1.67, lmbda=1.05):
@@ -66,3 +69,23 @@ def test_the_session_keeps_the_call_and_marks_a_failed_trace_stale(qtbot, make_w
         window.controls.arg_spec.editingFinished.emit()
     assert session.call == Call("selu", "f32[3")
     assert not session.trace_is_current and session.trace.function == "selu"
+
+
+def test_panels_follow_an_edit_once_typing_pauses(qtbot, make_window):
+    """The next edit's trace must not queue behind the last edit's curves in the engine:
+    the plot re-samples only SETTLE_S after the last edit, then it does."""
+    window = make_window()
+    _ready(qtbot, window)
+    plot_dock = window.panel_docks[0]
+    plot_dock.show()
+    plot_dock.raise_()
+    qtbot.waitUntil(lambda: window.plot_panel.last_curves("selu") is not None, timeout=30000)
+    sent: list[tuple[float, str]] = []
+    window.engine.sig_request_sent.connect(
+        lambda r: sent.append((time.monotonic(), type(r).__name__)))
+    with qtbot.waitSignal(window.plot_panel.sig_curves_shown, timeout=30000,
+                          check_params_cb=lambda c: c.function == "selu"):
+        window.editor.setPlainText(SELU.replace("jnp.exp(x)", "jnp.expm1(x)"))
+    assert sent[0][1] == "LoadSource"
+    first_sample = next(t for t, name in sent if name == "SampleCurves")
+    assert first_sample - window.session.last_edit >= SETTLE_S

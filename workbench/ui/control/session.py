@@ -10,6 +10,7 @@ already known (napari's ``QtDims(dims)`` pattern: the model knows no widget).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
@@ -51,6 +52,9 @@ class Session(QObject):
     """Every variable's value for the current trace arrived (a ``ValuesResult``)."""
     sig_engine_state_changed = Signal(str)
     """The engine's lifecycle state: starting, idle, busy, interrupting, restarting, dead."""
+    sig_edited = Signal()
+    """The editor's text changed and will run: work that follows the editor waits for a
+    pause (``last_edit``)."""
     sig_devices_changed = Signal(object)
     """The engine listed its devices, every backend's (a ``DeviceReport``)."""
 
@@ -68,6 +72,7 @@ class Session(QObject):
         self.loads = 0  # sources loaded so far: samples older than the last load are stale
         self.engine_state = engine.state
         self.devices: DeviceReport | None = None  # None until the engine first answers
+        self.last_edit = float("-inf")  # time.monotonic() of the last edit that will run
         engine.sig_state_changed.connect(self._on_engine_state)
 
     def function_info(self, name: str | None = None) -> FunctionInfo | None:
@@ -87,6 +92,11 @@ class Session(QObject):
         self.loads += 1
         self.trace_is_current = False  # a new source: the last trace is of the old one
         self.sig_functions_changed.emit(self.functions)
+
+    def note_edit(self) -> None:
+        """The user edited the code that runs (live mode will run it)."""
+        self.last_edit = time.monotonic()
+        self.sig_edited.emit()
 
     def set_call(self, call: Call) -> None:
         if call != self.call:

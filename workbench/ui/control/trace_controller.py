@@ -125,6 +125,7 @@ class TraceController(QObject):
             return
         self._set_paused("")
         if self.live and self.engine_ready:
+            self.session.note_edit()
             self.live_timer.start()
 
     def pause_live(self, reason: str) -> None:

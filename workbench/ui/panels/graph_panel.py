@@ -204,7 +204,7 @@ class GraphPanel(Panel):
             self._ref = None
         self.graph.set_values(None)
         self.status.setText(f"{describe_call(result)}: evaluating ...")
-        self.when_shown("values", self._request_values)
+        self.when_settled("values", self._request_values, self.session)
 
     def _on_failed(self, reply: p.Reply) -> None:
         if self._trace is None:

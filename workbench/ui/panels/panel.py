@@ -5,10 +5,16 @@ a key, the newest per key winning, and runs once the event loop turns: the
 session's signals that arrive together (new functions, then a new call) cost
 one round of work. A panel in a background tab or a closed dock is not
 visible; its work waits until it is shown.
+
+Work that follows the editor (re-sampling the plot, the graph's values) also
+waits until the user pauses typing (``SETTLE_S`` after the last edit): the
+engine runs one request at a time, and the next edit's trace must not queue
+behind the last edit's curves.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +28,7 @@ if TYPE_CHECKING:
     from workbench.ui.control.session import Session
 
 SOURCE_FAILED = "the editor's code does not run now: this shows the last code that ran"
+SETTLE_S = 0.6  # seconds after the last edit before panels follow it
 
 
 class Panel(QWidget):
@@ -32,6 +39,10 @@ class Panel(QWidget):
         self._deferred: dict[str, Callable[[], None]] = {}
         self._flush_timer = QTimer(self, singleShot=True, interval=0)  # dies with the panel
         self._flush_timer.timeout.connect(self._flush)
+        self._settling: dict[str, Callable[[], None]] = {}
+        self._settle_session: Session | None = None
+        self._settle_timer = QTimer(self, singleShot=True)
+        self._settle_timer.timeout.connect(self._on_settle_timer)
         self._stale: QLabel | None = None
 
     def set_presentation_scale(self, factor: float) -> None:
@@ -47,6 +58,35 @@ class Panel(QWidget):
         self._deferred[key] = work
         if self.isVisible() and not self._flush_timer.isActive():
             self._flush_timer.start()
+
+    def when_settled(self, key: str, work: Callable[[], None], session: Session) -> None:
+        """Like ``when_shown``, once the user has not edited for ``SETTLE_S`` (at once when
+        they have not edited lately)."""
+        self._settling[key] = work
+        if self._settle_session is not session:
+            self._settle_session = session
+            session.sig_edited.connect(self._on_edited)
+        self._schedule_settled()
+
+    def _schedule_settled(self) -> None:
+        session = self._settle_session
+        if session is None or not self._settling:
+            return
+        wait = SETTLE_S - (time.monotonic() - session.last_edit)
+        if wait > 0:
+            self._settle_timer.start(int(wait * 1000))
+            return
+        self._settle_timer.stop()  # no edit lately: as ``when_shown`` does
+        settled, self._settling = self._settling, {}
+        for key, work in settled.items():
+            self.when_shown(key, work)
+
+    def _on_edited(self) -> None:
+        if self._settling:
+            self._schedule_settled()
+
+    def _on_settle_timer(self) -> None:
+        self._schedule_settled()  # runs the work, or waits again for an edit that came
 
     def set_stale(self, text: str | None) -> None:
         """A banner over the panel saying what it shows is not current (None: it is again)."""
@@ -90,7 +130,7 @@ class Panel(QWidget):
             else None
 
     def has_deferred_work(self) -> bool:
-        return bool(self._deferred)
+        return bool(self._deferred or self._settling)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)

@@ -482,7 +482,7 @@ class FunctionPlotPanel(Panel):
         # A failure here is the curves' failure too, and already shown next to them.
 
     def _on_session_changed(self, _value: object = None) -> None:
-        self.refresh()
+        self.when_settled("sync", self._sync_with_session, self.session)
 
     def _sync_with_session(self) -> None:
         """New functions (definitions may have changed: re-sample all) or a new call."""
