@@ -15,6 +15,10 @@ GPU_NOTE  := $(if $(CUDA),@echo "nvidia-smi lists a GPU: installing JAX for CUDA
 # The suite runs on every core (pytest-xdist, one test file per worker at a time), then the
 # tests that time a kernel (marked serial) run alone, so no other worker's load skews them.
 JOBS ?= auto
+# Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE):
+# otherwise every pytest worker re-compiles the test modules and every kernel and command
+# the suite starts re-compiles the package.
+TEST_ENV := QT_QPA_PLATFORM=offscreen PYTHONDONTWRITEBYTECODE=
 
 .PHONY: run test lint bench clean
 
@@ -25,8 +29,8 @@ test: $(VENV)/.test-installed
 	$(BIN)/ruff check workbench tests benchmarks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not serial"
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -p no:xdist -m serial
+	$(TEST_ENV) $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not serial"
+	$(TEST_ENV) $(BIN)/python -m pytest -p no:xdist -m serial
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check workbench tests benchmarks

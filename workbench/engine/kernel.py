@@ -157,6 +157,7 @@ class OutputCapture:
         self._timer: threading.Timer | None = None
         self._closed = False
         self._lock = threading.Lock()
+        self._sending = threading.RLock()
 
     def write(self, stream: str, text: str) -> None:
         background = threading.get_ident() != self._owner
@@ -191,19 +192,22 @@ class OutputCapture:
         self.flush()
 
     def flush(self) -> None:
-        with self._lock:
-            pending, self._pending, self._pending_size = self._pending, [], 0
-            self._last_flush = time.monotonic()
-            self._timer = None
-        merged: list[list[Any]] = []
-        for stream, background, text in pending:
-            if merged and merged[-1][0] == stream and merged[-1][1] == background:
-                merged[-1][2] += text
-            else:
-                merged.append([stream, background, text])
-        for stream, background, text in merged:
-            self.sent += 1
-            self._send(p.Output(self.request_id, stream, text, background=background))
+        # Held while sending too: ``close`` (then the reply) waits for a batch a timer
+        # thread is still sending, so no output arrives after its request's reply.
+        with self._sending:
+            with self._lock:
+                pending, self._pending, self._pending_size = self._pending, [], 0
+                self._last_flush = time.monotonic()
+                self._timer = None
+            merged: list[list[Any]] = []
+            for stream, background, text in pending:
+                if merged and merged[-1][0] == stream and merged[-1][1] == background:
+                    merged[-1][2] += text
+                else:
+                    merged.append([stream, background, text])
+            for stream, background, text in merged:
+                self.sent += 1
+                self._send(p.Output(self.request_id, stream, text, background=background))
 
     def close(self) -> None:
         with self._lock:
