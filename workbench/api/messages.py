@@ -11,7 +11,9 @@ request here, its result type in a sibling module, a line in
 
 from __future__ import annotations
 
+import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
@@ -383,3 +385,28 @@ class Output(Event):
     truncated: bool = False
     dropped: int = 0
     background: bool = False
+
+
+# --------------------------------------------------------------------------- one reply, waited for
+# The blocking ``call`` both engine clients (the kernel's, the in-process one) offer scripts,
+# tests and benchmarks over their callback-based ``request``.
+
+EventHandler = Callable[[Event], None]
+Send = Callable[[Request, Callable[[Reply], None], EventHandler | None], object]
+
+
+def blocking_call(send: Send, request: Request, timeout: float,
+                  on_event: EventHandler | None = None) -> Reply:
+    """``send(request, on_reply, on_event)``, then wait for its reply (never call this from
+    the thread that runs the callbacks)."""
+    done = threading.Event()
+    box: list[Reply] = []
+
+    def on_reply(reply: Reply) -> None:
+        box.append(reply)
+        done.set()
+
+    send(request, on_reply, on_event)
+    if not done.wait(timeout):
+        raise TimeoutError(f"no reply to {type(request).__name__} within {timeout} s")
+    return box[0]

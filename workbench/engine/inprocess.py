@@ -147,17 +147,7 @@ class InProcessClient:
     def call(self, request: p.Request, timeout: float = 30.0,
              on_event: Callable[[p.Event], None] | None = None) -> p.Reply:
         """Blocking convenience for scripts and tests (never from the thread of a callback)."""
-        done = threading.Event()
-        box: list[p.Reply] = []
-
-        def on_reply(reply: p.Reply) -> None:
-            box.append(reply)
-            done.set()
-
-        self.request(request, on_reply, on_event)
-        if not done.wait(timeout):
-            raise TimeoutError(f"no reply to {type(request).__name__} within {timeout} s")
-        return box[0]
+        return p.blocking_call(self.request, request, timeout, on_event)
 
     def stop(self) -> None:
         """Cancel every request and ask the running one to stop (``Context.should_stop``)."""
