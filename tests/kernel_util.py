@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +21,23 @@ def wait_until(predicate: Callable[[], object], timeout: float, what: str = "con
             raise AssertionError(f"{what} not reached within {timeout} s")
         event.wait(0.005)
     return time.monotonic() - start
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_working(pid: int, timeout: float = 30) -> None:
+    """Return once ``pid`` burned 0.2 s more CPU: past a "started" print, inside the work.
+
+    On a loaded machine the kernel may print "started" and be descheduled before it enters
+    XLA; a Stop sent then lands in Python and succeeds, which a deaf-loop test must not see.
+    """
+    spent = cpu_seconds(pid)
+    wait_until(lambda: cpu_seconds(pid) > spent + 0.2, timeout, "the work to run")
 
 
 class Recorder:

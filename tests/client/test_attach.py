@@ -19,7 +19,7 @@ from tests.attach_util import (
     start_tcp_kernel,
     wrong_key_file,
 )
-from tests.kernel_util import wait_until
+from tests.kernel_util import wait_until, wait_working
 from workbench.api import messages as p
 from workbench.api.jaxpr import TraceResult
 from workbench.api.state import Notice, State
@@ -50,14 +50,16 @@ class Attached:
         self.client.close()
 
 
-def _start(client: EngineClient, source: str) -> list[p.Reply]:
-    """Send ``source``; return once its code printed "started" (the reply still to come)."""
+def _start(client: EngineClient, source: str, pid: int) -> list[p.Reply]:
+    """Send ``source``; return once its code printed "started" and kernel ``pid`` works on it
+    (the reply still to come)."""
     events: list[p.Event] = []
     box: list[p.Reply] = []
     client.request(p.LoadSource(source=source), box.append, events.append)
     wait_until(lambda: any(isinstance(e, p.Output) and "started" in e.text for e in events)
                or box, 60, "the code to start")
     assert not box, f"the code ended before Stop: {box}"
+    wait_working(pid)
     return box
 
 
@@ -83,7 +85,7 @@ def test_the_status_names_the_host():
 def test_stop_interrupts_an_attached_kernel_and_keeps_its_names(tcp_kernel):
     with Attached(tcp_kernel.connection_file, stop_grace=3.0) as a:
         assert isinstance(a.client.call(p.LoadSource(source=GOOD), 60), p.Result)
-        box = _start(a.client, PYTHON_LOOP)
+        box = _start(a.client, PYTHON_LOOP, tcp_kernel.proc.pid)
         a.client.stop()  # a kernel on another host cannot be signalled: interrupt_request
         wait_until(lambda: box and a.client.state == State.IDLE, 10, "idle after Stop")
         assert isinstance(box[0], p.Cancelled)
@@ -96,7 +98,7 @@ def test_a_stop_that_cannot_stop_it_offers_a_restart_that_only_the_user_starts(t
     with Attached(tcp_kernel.connection_file) as a:
         assert isinstance(a.client.call(p.LoadSource(source=GOOD), 60), p.Result)
         pid = a.client.call(p.Ping(), 30).value.pid
-        _start(a.client, DEAF_JIT_LOOP)
+        _start(a.client, DEAF_JIT_LOOP, tcp_kernel.proc.pid)
         a.client.stop()
         wait_until(lambda: "stop-failed" in a.kinds(), 10, "the stop to fail")
         offer = next(n for n in a.notices if n.kind == "stop-failed")

@@ -9,13 +9,12 @@ Python loop (JAX dispatches asynchronously), costs a restart and a reload.
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 from jupyter_client.blocking import BlockingKernelClient
 
-from tests.kernel_util import Recorder, wait_until
+from tests.kernel_util import Recorder, cpu_seconds, wait_until, wait_working
 from workbench.api import messages as p
 from workbench.api.state import State
 
@@ -53,13 +52,6 @@ RECURSING = (  # each level is slow, so the recursion is still going when Stop c
 )
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (Linux /proc)."""
-    with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _start(engine: Recorder, request: p.Request, busy_cpu: bool) -> list[p.Reply]:
     """Send ``request``; return once its code printed "started" (and burns CPU, if asked)."""
     events: list[p.Event] = []
@@ -69,9 +61,7 @@ def _start(engine: Recorder, request: p.Request, busy_cpu: bool) -> list[p.Reply
                or box, 60, "the request to start running")
     assert not box, f"the code ended before Stop: {box}"
     if busy_cpu:  # on a loaded machine the kernel may not be inside the work yet
-        pid = engine.client.pid
-        spent = _cpu_seconds(pid)
-        wait_until(lambda: _cpu_seconds(pid) > spent + 0.2, 30, "the work to run")
+        wait_working(engine.client.pid)
     return box
 
 
@@ -165,9 +155,9 @@ def test_async_device_work_left_by_an_interrupted_loop_is_not_idle(engine):
     assert _restarted_since(engine, seen)
     # Nothing keeps computing after Stop.
     pid = engine.client.pid
-    spent = _cpu_seconds(pid)
+    spent = cpu_seconds(pid)
     engine.call(p.Ping())
-    assert _cpu_seconds(pid) - spent < 0.5
+    assert cpu_seconds(pid) - spent < 0.5
 
 
 def test_stop_with_nothing_running_checks_the_devices_and_stays_in_place(engine):

@@ -10,6 +10,7 @@ import os
 import signal
 
 from tests.attach_util import DEAF_JIT_LOOP, start_tcp_kernel
+from tests.kernel_util import wait_working
 from workbench.api import messages as p
 from workbench.api.messages import Output
 from workbench.ui.control.engine_bridge import EngineBridge
@@ -73,6 +74,7 @@ def test_a_stop_that_fails_offers_a_restart_and_only_the_user_starts_it(
                           check_params_cb=lambda o: isinstance(o, Output)
                           and "started" in o.text):
         window.run()
+    wait_working(tcp_kernel.proc.pid)  # inside XLA, not between the print and the call
     window.action_stop.trigger()
     qtbot.waitUntil(window.restart_offer.isVisible, timeout=30000)
     assert "did not stop" in window.notice_text.toPlainText()
