@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -21,6 +22,28 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "serial: the test times what a kernel or a process does (Stop within 3 s, "
         "a crash noticed within 2 s); `make test` runs these alone, after the rest has run on "
         "every core")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cyclic_gc_in_the_main_thread():
+    """Python's cyclic collector runs in whichever thread happens to allocate: in the
+    in-process engine's thread it destroyed pyqtgraph items (Qt objects) there, deadlocking
+    the test process (or crashing it). As the window does (``collect_in_gui_thread``), the
+    suite turns it off and collects in the main thread, between tests."""
+    gc.disable()
+    yield
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def _collect_between_tests():
+    """Each generation once it is due, as the automatic collector would have (cheap)."""
+    yield
+    counts, thresholds = gc.get_count(), gc.get_threshold()
+    for generation in range(3):
+        if counts[generation] <= thresholds[generation]:
+            break
+        gc.collect(generation)
 
 
 @pytest.fixture

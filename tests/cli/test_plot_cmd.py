@@ -172,3 +172,15 @@ def test_output_for_a_vector_function_explains_and_writes_nothing(capsys, prog, 
     out = tmp_path / "v.png"
     code, _, err = run_cli(capsys, "plot", prog, "vector", "-o", str(out))
     assert code == 1 and "f32[3]" in err and not out.exists()
+
+
+def test_at_gives_the_values_at_exactly_x_and_says_where_no_derivative(capsys, prog):
+    code, out, _ = run_cli(capsys, "plot", prog, "selu", "--param", "alpha=2", "--order", "1",
+                           "--at", "0", "--format", "json")
+    assert code == 0
+    at = json.loads(out)["at"]
+    assert at["x"] == 0.0 and at["differentiable"] is False
+    assert at["defined"] == [True, False] and "not differentiable at x = 0" in at["note"]
+    code, out, _ = run_cli(capsys, "plot", prog, "sigmoid", "--order", "1", "--at", "0")
+    assert code == 0
+    assert out.splitlines()[-1] == "at x = 0: sigmoid = 0.5, sigmoid' = 0.25"

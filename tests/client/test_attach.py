@@ -89,6 +89,7 @@ def test_stop_interrupts_an_attached_kernel_and_keeps_its_names(tcp_kernel):
         a.client.stop()  # a kernel on another host cannot be signalled: interrupt_request
         wait_until(lambda: box and a.client.state == State.IDLE, 10, "idle after Stop")
         assert isinstance(box[0], p.Cancelled)
+        assert box[0].reason.startswith("stopped at line 2 after ")  # the loop's line
         assert "stop-failed" not in a.kinds()
         # The loop was in the source being loaded: the last good one is still there.
         assert isinstance(a.client.call(p.Trace(name="f", args="f32[3]"), 30), p.Result)
@@ -98,11 +99,17 @@ def test_a_stop_that_cannot_stop_it_offers_a_restart_that_only_the_user_starts(t
     with Attached(tcp_kernel.connection_file) as a:
         assert isinstance(a.client.call(p.LoadSource(source=GOOD), 60), p.Result)
         pid = a.client.call(p.Ping(), 30).value.pid
-        _start(a.client, DEAF_JIT_LOOP, tcp_kernel.proc.pid)
+        box = _start(a.client, DEAF_JIT_LOOP, tcp_kernel.proc.pid)
         a.client.stop()
         wait_until(lambda: "stop-failed" in a.kinds(), 10, "the stop to fail")
         offer = next(n for n in a.notices if n.kind == "stop-failed")
         assert offer.offer_restart and "did not stop" in offer.message
+        # Where it is stuck, read by the kernel's control thread before the interrupt.
+        line = DEAF_JIT_LOOP.splitlines().index("h(jnp.ones(4), 2**31 - 1).block_until_ready()")
+        assert f"(it was still busy at line {line + 1}, inside a compiled computation)" \
+            in offer.message
+        assert isinstance(box[0], p.Cancelled)
+        assert box[0].reason.startswith(f"not stopped: still running at line {line + 1} after ")
         # Not restarted behind the user's back: still the same kernel, still busy.
         assert a.client.state == State.BUSY and tcp_kernel.alive()
         assert a.client.stats.restarts == 0

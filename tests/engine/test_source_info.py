@@ -6,8 +6,10 @@ import jax
 import jax.numpy as jnp
 import pytest
 
+from workbench.api import messages as p
+from workbench.engine.service import Service
 from workbench.engine.source import load_source
-from workbench.engine.source_info import defined_in, editor_location
+from workbench.engine.source_info import defined_in, editor_location, running_at, stopped_at
 
 SOURCE = """\
 def inner(x):
@@ -67,3 +69,40 @@ def test_defined_in_tells_editor_jaxprs_from_library_ones(loaded):
     assert not defined_in(where_jaxpr, FILENAME)
     assert defined_in(closed.jaxpr, FILENAME)
     assert not defined_in(closed.jaxpr, "/elsewhere/lesson.py")
+
+
+# --------------------------------------------------------------------------- where Stop found it
+
+STOPPABLE = """\
+def spin(n):
+    if n == 0:
+        raise KeyboardInterrupt  # what a Stop raises in the code it interrupts
+    return spin(n - 1)
+
+def walk(h, x):
+    yield h(x)
+    yield abs(x)
+"""
+
+
+def test_a_stop_names_the_innermost_line_of_the_users_code():
+    service = Service()
+    reply = service.handle(p.LoadSource(source=STOPPABLE + "spin(3)\n", filename=FILENAME))
+    assert isinstance(reply, p.Cancelled)
+    assert (reply.line, reply.file) == (3, FILENAME)  # spin's, not the call's on line 9
+    # A Stop that lands where no user code runs names no line.
+    with pytest.raises(KeyboardInterrupt) as caught:
+        raise KeyboardInterrupt
+    assert stopped_at(caught.value, {FILENAME}) is None
+
+
+def test_a_running_line_that_calls_a_jitted_function_is_inside_jax():
+    # A compiled call runs from the user's line itself, with no frame of JAX's above it;
+    # a suspended generator's frame stands for a thread stuck in such a call.
+    walker = load_source(STOPPABLE, FILENAME).function("walk")(jax.jit(jnp.sin), 1.0)
+    next(walker)
+    assert running_at(walker.gi_frame, {FILENAME}) == (FILENAME, 7, True)
+    next(walker)
+    assert running_at(walker.gi_frame, {FILENAME}) == (FILENAME, 8, False)  # a builtin
+    assert running_at(walker.gi_frame, {"other.py"}) == ("", 0, False)
+    assert running_at(None, {FILENAME}) == ("", 0, False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 
@@ -41,12 +42,19 @@ def _crash_and_recover(engine: Recorder, crash, reason: str) -> p.Reply:
     return notice
 
 
+def _frames(fault: str) -> list[str]:
+    return [line.strip() for line in fault.splitlines() if line.strip().startswith("File ")]
+
+
 def test_abort_is_detected_reported_and_restarted(engine):
     notice = _crash_and_recover(
         engine, lambda pid: engine.send(p.LoadSource(source="import os\nos.abort()\n")),
         "aborted (SIGABRT)")
     assert "Fatal Python error: Aborted" in notice.fault
-    assert "editor.py" in notice.fault  # faulthandler names the user's line
+    # faulthandler names the user's line, and only the user's frames are shown.
+    assert _frames(notice.fault) == ['File "editor.py", line 2 in <module>']
+    assert re.search(r"\(\d+ frames outside your code left out\)", notice.fault), notice.fault
+    assert "workbench" not in notice.fault and "Extension modules" not in notice.fault
 
 
 def test_segfault_is_detected_reported_and_restarted(engine):
@@ -54,6 +62,16 @@ def test_segfault_is_detected_reported_and_restarted(engine):
     notice = _crash_and_recover(engine, lambda pid: engine.send(p.LoadSource(source=source)),
                                 "segmentation fault (SIGSEGV)")
     assert "Segmentation fault" in notice.fault
+    assert _frames(notice.fault) == ['File "editor.py", line 2 in <module>']  # not ctypes'
+
+
+def test_a_crash_in_a_lesson_step_shows_the_step_frames_innermost_first(engine):
+    step = "import os\n\ndef crash():\n    os.abort()\n\ncrash()\n"
+    request = p.LoadSource(source=step, filename="crash.ipynb, step 2", cell=True)
+    notice = _crash_and_recover(engine, lambda pid: engine.send(request), "aborted (SIGABRT)")
+    assert _frames(notice.fault) == ['File "crash.ipynb, step 2", line 4 in crash',
+                                     'File "crash.ipynb, step 2", line 6 in <module>']
+    assert "ipykernel" not in notice.fault and "workbench" not in notice.fault
 
 
 def test_external_sigkill_is_detected_and_restarted(engine):

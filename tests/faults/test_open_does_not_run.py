@@ -13,7 +13,7 @@ from tests.ui.conftest import in_process_bridge
 from workbench.api import messages as p
 from workbench.ui.control.engine_bridge import EngineBridge
 from workbench.ui.storage.settings import Settings
-from workbench.ui.window.main_window import PAUSED_FOR_DISK
+from workbench.ui.window.fresh_start import PAUSED_FOR_DISK
 
 
 def evil_file(folder: Path, name: str = "evil.py") -> tuple[Path, Path]:

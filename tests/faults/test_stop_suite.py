@@ -5,10 +5,13 @@ really is, that is, the next request (one that runs on the device) is answered
 within 2 s. An interrupt that the code hears suffices (same process, names
 kept); code deaf to it, or device work still queued behind an interrupted
 Python loop (JAX dispatches asynchronously), costs a restart and a reload.
+Either way the stopped request's answer says where the user's code was and how
+long the request had run ("stopped at line 2 after 1.3 s").
 """
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -56,6 +59,7 @@ def _start(engine: Recorder, request: p.Request, busy_cpu: bool) -> list[p.Reply
     """Send ``request``; return once its code printed "started" (and burns CPU, if asked)."""
     events: list[p.Event] = []
     box: list[p.Reply] = []
+    engine.sent_at = time.monotonic()
     engine.client.request(request, box.append, events.append)
     wait_until(lambda: any(isinstance(e, p.Output) and "started" in e.text for e in events)
                or box, 60, "the request to start running")
@@ -66,13 +70,22 @@ def _start(engine: Recorder, request: p.Request, busy_cpu: bool) -> list[p.Reply
 
 
 def _stop_and_check(engine: Recorder, box: list[p.Reply], idle_within: float) -> float:
-    """Stop; idle within ``idle_within`` s; then a device request is answered within 2 s."""
+    """Stop; idle within ``idle_within`` s; then a device request is answered within 2 s.
+
+    The stopped request's ``Cancelled`` says how long it ran, which is at most the time
+    from sending it to the Stop, and a ``stopped`` notice says the same."""
+    seen = len(engine.notices)
     start = time.monotonic()
     engine.client.stop()
     wait_until(lambda: engine.client.state == State.IDLE, idle_within, "idle after Stop")
     to_idle = time.monotonic() - start
     wait_until(lambda: box, 1.0, "the stopped request's reply")
     assert isinstance(box[0], p.Cancelled), box[0]
+    ran = re.search(r" after (\d+\.\d) s\b", box[0].reason)
+    assert ran is not None, box[0].reason
+    assert 0 < float(ran.group(1)) <= start - engine.sent_at + 0.05, box[0].reason
+    assert any(n.kind == "stopped" and n.message == box[0].reason for n in engine.notices[seen:])
+    engine.stopped = box[0]
     asked = time.monotonic()
     reply = engine.call(DEVICE_TOUCH_REQUEST(), timeout=30)
     answered = time.monotonic() - asked
@@ -90,13 +103,18 @@ def _restarted_since(engine: Recorder, seen: int) -> bool:
                for n in engine.notices[seen:])
 
 
-@pytest.mark.parametrize("source", [PYTHON_LOOP, BLOCKING_SLEEP], ids=["python-loop", "sleep"])
-def test_interruptible_code_stops_in_place(engine, source):
+@pytest.mark.parametrize(("source", "line"), [(PYTHON_LOOP, 2), (BLOCKING_SLEEP, 3)],
+                         ids=["python-loop", "sleep"])
+def test_interruptible_code_stops_in_place(engine, source, line):
     pid = engine.call(p.Ping()).value.pid
     box = _start(engine, p.LoadSource(source=source), busy_cpu=False)
     connection_file = engine.client.connection_file
     took = _stop_and_check(engine, box, idle_within=1.5)
     assert took < 1.5
+    # Where it was: the loop's line (Python checks for the interrupt at its backward jump).
+    assert engine.stopped.reason.startswith(f"stopped at line {line} after ")
+    assert (engine.stopped.line, engine.stopped.file) == (line, "editor.py")
+    assert "(" not in engine.stopped.reason  # heard in place: nothing else to say
     # An interrupt sufficed: same process, last good definitions intact.
     assert engine.call(p.Ping()).value.pid == pid
     names = [f.name for f in engine.call(p.ListFunctions()).value.functions]
@@ -120,6 +138,21 @@ def test_recursing_trace_stops_in_place(engine):
     box = _start(engine, p.Trace(name="r", args="f32[3]"), busy_cpu=False)
     _stop_and_check(engine, box, idle_within=1.5)
     assert engine.call(p.Ping()).value.pid == pid
+    # The innermost call of r: in its slow line, or in the jnp.sin its last line calls.
+    assert re.match(r"stopped at line [67] after ", engine.stopped.reason), engine.stopped
+
+
+def test_stop_in_a_lesson_step_names_the_step_that_holds_the_line(engine):
+    """A step calls a function an earlier step defined: the line is that step's, named."""
+    spin = "def spin():\n    n = 0\n    while True:\n        n += 1\n"
+    first = p.LoadSource(source=spin, filename="loops.ipynb, step 1", cell=True)
+    assert isinstance(engine.call(first), p.Result)
+    call = p.LoadSource(source=STARTED + "spin()\n", filename="loops.ipynb, step 2", cell=True)
+    box = _start(engine, call, busy_cpu=False)
+    _stop_and_check(engine, box, idle_within=1.5)
+    assert engine.stopped.reason.startswith("stopped at line 3 of loops.ipynb, step 1, after ")
+    assert engine.stopped.file == "loops.ipynb, step 1"
+    assert isinstance(engine.call(KERNEL_SOURCE), p.Result)  # the editor's source again
 
 
 def test_deaf_jitted_loop_is_restarted_and_reloaded_within_3_s(engine):
@@ -129,6 +162,10 @@ def test_deaf_jitted_loop_is_restarted_and_reloaded_within_3_s(engine):
     before = engine.client.connection_file
     _stop_and_check(engine, box, idle_within=3.0)
     assert _restarted_since(engine, seen)
+    # The kernel never heard the interrupt; its control thread saw the line it was stuck on.
+    assert engine.stopped.reason.startswith("stopped at line 6 after ")
+    assert engine.stopped.reason.endswith(
+        "(inside a compiled computation, which cannot be interrupted)")
     assert engine.call(p.Ping()).value.pid != pid
     # The last good source is back; the interrupted one never counted as loaded.
     assert isinstance(engine.call(p.Trace(name="f", args="f32[3]")), p.Result)
@@ -153,6 +190,9 @@ def test_async_device_work_left_by_an_interrupted_loop_is_not_idle(engine):
     took = _stop_and_check(engine, box, idle_within=3.0)
     assert took < 3.0
     assert _restarted_since(engine, seen)
+    # The Python loop heard it (its line); what kept the engine busy is said after it.
+    assert re.match(r"stopped at line [56] after \d+\.\d s \((work it had queued|the engine "
+                    r"was still busy)", engine.stopped.reason), engine.stopped
     # Nothing keeps computing after Stop.
     pid = engine.client.pid
     spent = cpu_seconds(pid)
@@ -162,6 +202,8 @@ def test_async_device_work_left_by_an_interrupted_loop_is_not_idle(engine):
 
 def test_stop_with_nothing_running_checks_the_devices_and_stays_in_place(engine):
     pid = engine.call(p.Ping()).value.pid
+    seen = len(engine.notices)
     engine.client.stop()
     wait_until(lambda: engine.client.state == State.IDLE, 1.5, "idle after an idle Stop")
     assert engine.call(p.Ping()).value.pid == pid
+    assert "stopped" not in engine.kinds()[seen:]  # nothing was stopped: nothing to say

@@ -162,3 +162,14 @@ def test_values_takes_what_trace_describes_a_call_with():
 def test_directive_text_is_kept_as_written():
     text = "plot f  --order 1"
     assert parse_directive(text).text == text
+
+
+def test_plot_at_and_graph_select():
+    d = parse_directive("plot relu --order 1 --at 0")
+    assert isinstance(d, PlotDirective) and d.at == 0.0
+    assert parse_directive("plot relu").at is None
+    v = parse_directive("values loss --args f32[3] --select dw --select 'a,b'")
+    assert isinstance(v, CallDirective) and v.select == ("dw", "a", "b")
+    assert parse_directive("trace f --args f32[3]").select == ()
+    with pytest.raises(DirectiveError, match="--at"):
+        parse_directive("plot relu --at zero")

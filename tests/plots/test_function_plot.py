@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from workbench.api.curves import PointValues
 from workbench.plots.function_plot import (
+    SNAP_PX,
     FunctionPlot,
     finite_difference_error,
     gap_markers,
     interpolate,
     order_name,
     order_style,
+    sampled_kinks,
+    shortest_decimal,
 )
 from workbench.plots.heatmap import HessianHeatmap
 from workbench.plots.palette import OKABE_ITO
@@ -311,3 +314,87 @@ def test_hessian_tooltip_on_hover(qtbot):
     scene_pos = h.plotItem.vb.mapViewToScene(QtCore.QPointF(1.5, 0.5))
     h.scene().sigMouseMoved.emit(scene_pos)
     assert h.toolTip() == h.value_text(0, 1)
+
+
+# -- kinks and the crosshair's snap ---------------------------------------------------------
+
+
+def selu_curves(x: np.ndarray, alpha: float, lmbda: float = 1.05) -> dict[int, np.ndarray]:
+    return {0: lmbda * np.where(x > 0, x, alpha * np.exp(x) - alpha),
+            1: lmbda * np.where(x > 0, 1.0, alpha * np.exp(x))}
+
+
+def test_sampled_kinks_finds_kinks_and_steps_at_their_exact_x():
+    x = np.linspace(-5.0, 5.0, 1000)  # no sample at 0
+    assert sampled_kinks(x, relu_curves(x)) == [0.0]
+    assert sampled_kinks(x, selu_curves(x, alpha=1.67)) == [0.0]
+    assert sampled_kinks(x, {0: np.abs(x - 1.5), 1: np.sign(x - 1.5)}) == [1.5]
+    assert sampled_kinks(x, {0: (x > 0.5).astype(float)}) == [0.5]  # a step in f
+    assert sampled_kinks(x, {0: np.floor(x)}) == [float(k) for k in range(-4, 6)]  # 5: last
+    # A sample on the kink, where JAX's derivative is a convention (relu′(0) = 0.5).
+    on = np.linspace(-3.0, 3.0, 1001)
+    d1 = np.where(on > 1, 1.0, np.where(on == 1, 0.5, 0.0))
+    assert sampled_kinks(on, {0: np.maximum(on, 1.0), 1: d1}) == [1.0]
+
+
+def test_sampled_kinks_leave_smooth_curves_alone():
+    x = np.linspace(-5.0, 5.0, 1000)
+    assert sampled_kinks(x, selu_curves(x, alpha=1.0)) == []  # f′ continuous when alpha = 1
+    assert sampled_kinks(x, tanh_curves(x)) == []
+    assert sampled_kinks(x, {0: np.sin(3 * x), 1: 3 * np.cos(3 * x)}) == []
+    assert sampled_kinks(x, {0: 1 / (1 + np.exp(-30 * x))}) == []  # steep is not a kink
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log = np.log(x)
+    assert sampled_kinks(x, {0: log, 1: 1 / x}) == []  # a gap is not a kink
+
+
+def test_shortest_decimal():
+    assert shortest_decimal(0.99999994, 1e-4, 0.99, 1.01) == 1.0
+    assert shortest_decimal(-1e-9, 1e-4, -0.01, 0.01) == 0.0
+    assert str(shortest_decimal(-1e-9, 1e-4, -0.01, 0.01)) == "0.0"  # never -0.0
+    assert shortest_decimal(0.1234561, 1e-6, 0.12, 0.13) == 0.123456
+    assert shortest_decimal(0.5, 1e-3, 0.6, 0.7) == 0.5  # nothing in range: the estimate
+
+
+def test_the_mouse_snaps_to_zero_and_to_kinks(plot):
+    plot.set_curves("relu", RELU_X, relu_curves(RELU_X))
+    plot.set_curves("hinge", X, {0: np.abs(X - 1.5), 1: np.sign(X - 1.5)})
+    assert plot.snap_targets() == [0.0, 1.5]
+    QtWidgets.QApplication.processEvents()  # the view follows the samples
+    per_px = plot.vb.viewPixelSize()[0]
+
+    def mouse_at(x: float, dx_px: float) -> float | None:
+        pos = plot.vb.mapViewToScene(QtCore.QPointF(x, 0.5)) + QtCore.QPointF(dx_px, 0)
+        plot.scene().sigMouseMoved.emit(pos)
+        return plot.cursor_x()
+
+    assert mouse_at(0.0, 2.0) == 0.0 and "x = 0<br>" in plot.readout_text()
+    assert mouse_at(0.0, -(SNAP_PX - 0.5)) == 0.0
+    assert mouse_at(1.5, 3.0) == 1.5
+    far = mouse_at(0.0, SNAP_PX + 3)
+    assert far == pytest.approx((SNAP_PX + 3) * per_px, rel=0.05) and far != 0.0
+    # Where the engine said f is not differentiable, the mouse snaps too.
+    plot.set_known_kinks("relu", [0.7])
+    assert mouse_at(0.7, 2.0) == 0.7
+    plot.set_known_kinks("relu", [])
+    assert mouse_at(0.7, 2.0) != 0.7
+
+
+def test_heatmap_index_axes_have_integer_ticks_only(qtbot):
+    h = HessianHeatmap()
+    qtbot.addWidget(h)
+    h.resize(300, 260)
+    h.show()
+    h.set_matrix(np.eye(3) * 1e-3)  # tiny values: no "(x0.001)" on an index axis
+    for axis in ("bottom", "left"):
+        assert h.tick_labels(axis) == [(0.5, "x0"), (1.5, "x1"), (2.5, "x2")]
+        assert "x0.001" not in h.plotItem.getAxis(axis).labelString()
+        assert not h.plotItem.getAxis(axis).autoSIPrefix
+    h.set_matrix(np.eye(60))  # too many names for the width: every 2nd, 5th, 10th... one
+    for axis in ("bottom", "left"):
+        ticks = h.tick_labels(axis)
+        indices = [int(v) for v, _ in ticks]
+        assert all(v == i + 0.5 for (v, _), i in zip(ticks, indices, strict=True))
+        assert [text for _, text in ticks] == [f"x{i}" for i in indices]
+        step = indices[1] - indices[0]
+        assert step in (2, 5, 10, 20) and indices == list(range(0, 60, step))

@@ -11,7 +11,8 @@ from workbench.api.jaxpr import JaxprNode
 from workbench.api.values import VarRef
 from workbench.graph.model import ChunkId, IoId
 from workbench.graph.style import FAMILIES, graph_colours
-from workbench.plots.graph_view import JaxprGraphView
+from workbench.plots.graph_paint import TEXT_MIN_PX
+from workbench.plots.graph_view import READABLE_TEXT_PX, JaxprGraphView
 
 
 @pytest.fixture(scope="module")
@@ -391,3 +392,90 @@ def test_new_graph_drops_old_values_and_step(view):
     view.set_graph(small_tree())
     assert view.values() is None and view.current_node() is None
     assert not view.node_states(view.node_index((5, 1, 0)))["dim"]
+
+
+MLP = """\
+def mlp(w, x):
+    for _ in range(12):
+        x = jnp.tanh(x @ w + 0.1)
+        x = x / (1.0 + jnp.sum(x * x))
+    return jnp.mean(x ** 2)
+"""
+
+
+@pytest.fixture(scope="module")
+def grad_mlp() -> JaxprNode:
+    """grad of a 12-layer network: some 300 equations in one level, as a lesson shows."""
+    from workbench.engine.source import load_source
+    from workbench.engine.trace import trace_function
+
+    tree = trace_function(load_source(MLP, "mlp.py"), "mlp", "f32[16,16], f32[8,16]",
+                          ["grad"]).jaxpr
+    assert len(tree.eqns) > 200
+    return tree
+
+
+def on_screen(view: JaxprGraphView, i: int) -> bool:
+    nd = view.graph.nodes[i]
+    rect = QtCore.QRect(view.canvas.mapFromScene(QtCore.QPointF(nd.x, nd.y)),
+                        view.canvas.mapFromScene(QtCore.QPointF(nd.x + nd.w, nd.y + nd.h)))
+    return viewport(view).rect().contains(rect)
+
+
+def test_fit_shows_a_large_graph_readably_around_its_outputs(view, grad_mlp):
+    view.set_graph(grad_mlp)
+    assert view.fits_partly()
+    assert view.zoom() == pytest.approx(view.readable_zoom())
+    assert READABLE_TEXT_PX >= 1.5 * TEXT_MIN_PX  # labels are drawn, and big enough to read
+    outputs = [i for i, nd in enumerate(view.graph.nodes) if nd.kind == "output"]
+    assert outputs and all(on_screen(view, i) for i in outputs)
+    assert "Fit all (Shift+F)" in view.info_text() and "the outputs" in view.info_text()
+    shown = sum(on_screen(view, i) for i in range(len(view.graph.nodes)))
+    assert 10 < shown < len(view.graph.nodes)  # a neighbourhood, not a sliver
+
+    # Fit all really fits all, however small.
+    view.fit_all_button.click()
+    assert not view.fits_partly() and view.zoom() < view.readable_zoom()
+    assert all(on_screen(view, i) for i in range(len(view.graph.nodes)))
+    assert "Fit all" not in view.info_text()
+    view.canvas.setFocus()
+    QtWidgets.QApplication.sendEvent(view.canvas, QtGui.QKeyEvent(
+        QtCore.QEvent.Type.KeyPress, Qt.Key.Key_F, Qt.KeyboardModifier.NoModifier, "f"))
+    assert view.fits_partly()
+    QtWidgets.QApplication.sendEvent(view.canvas, QtGui.QKeyEvent(
+        QtCore.QEvent.Type.KeyPress, Qt.Key.Key_F, Qt.KeyboardModifier.ShiftModifier, "F"))
+    assert not view.fits_partly()
+
+    # With a selection, Fit shows the selection; a resize keeps it in sight.
+    middle = (len(grad_mlp.eqns) // 2,)
+    view.select(middle)
+    view.fit()
+    assert on_screen(view, view.node_index(middle)) and "the selection" in view.info_text()
+    view.resize(600, 450)
+    QtWidgets.QApplication.processEvents()
+    assert on_screen(view, view.node_index(middle))
+    assert view.zoom() == pytest.approx(view.readable_zoom())
+
+
+def test_fit_shows_a_small_graph_whole(view):
+    view.set_graph(small_tree())
+    view.fit()
+    assert not view.fits_partly() and view.zoom() >= view.readable_zoom()
+    assert all(on_screen(view, i) for i in range(len(view.graph.nodes)))
+    assert "Fit all" not in view.info_text()
+
+
+def test_several_nodes_selected_and_shown_inside_their_groups(view, control_flow):
+    view.set_graph(control_flow)
+    view.set_collapse_threshold(3)
+    inner = (0, 0, 4, 0, 3, 1, 0)
+    outs = [IoId("out", (), i) for i in range(len(control_flow.outvars))]
+    view.show_nodes([inner, *outs])
+    assert view.is_expanded((0, 0, 4)) and view.is_expanded((0, 0, 4, 0, 3))
+    picked = [view.node_index(inner), *(view.node_index(o) for o in outs)]
+    assert view.selected_nodes() == picked
+    assert all(view.node_states(i)["selected"] for i in picked)
+    assert all(on_screen(view, i) for i in picked)
+    # A new program: the old selection's frames go.
+    view.set_graph(small_tree())
+    assert view.selected_nodes() == [] and view.selected_node() is None

@@ -6,8 +6,14 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
+from workbench.engine.kmeans.data import blobs, tutorial_points
 from workbench.plots.export import qimage_to_array, render_image
-from workbench.plots.kmeans_scatter import BACKGROUND, DistortionPlot, KMeansScatter
+from workbench.plots.kmeans_scatter import (
+    BACKGROUND,
+    DistortionPlot,
+    IterationAxis,
+    KMeansScatter,
+)
 from workbench.plots.palette import EMPTY_COLOUR, cluster_colour
 from workbench.plots.presentation import axis_font_size
 
@@ -176,10 +182,19 @@ def test_plots_ask_for_room_that_grows_with_the_presentation_scale(qtbot):
     scatter, d = KMeansScatter(), DistortionPlot()
     for w in (scatter, d):
         qtbot.addWidget(w)
+    scatter.set_points(XY)
     assert scatter.minimumHeight() >= 200 and d.minimumHeight() >= 120
-    scatter.set_presentation_scale(2.0)
+    view = []
+    for factor in (1.0, 2.0):
+        scatter.set_presentation_scale(factor)
+        scatter.resize(scatter.minimumSize())
+        scatter.show()
+        qtbot.waitExposed(scatter)
+        view.append((scatter.vb.width(), scatter.vb.height()))
     d.set_presentation_scale(2.0)
-    assert scatter.minimumHeight() >= 400 and d.minimumHeight() >= 240
+    assert scatter.minimumHeight() > 200 and d.minimumHeight() >= 240
+    # The axes' larger text has its room: the points keep (at least) theirs.
+    assert view[1][0] >= view[0][0] and view[1][1] >= view[0][1]
 
 
 def test_presentation_scale_grows_markers_and_fonts(scatter, qtbot):
@@ -192,3 +207,101 @@ def test_presentation_scale_grows_markers_and_fonts(scatter, qtbot):
     qtbot.addWidget(d)
     d.set_presentation_scale(2.0)
     assert axis_font_size(d.plotItem) == pytest.approx(2 * before)
+
+
+# -- the view fits the data -------------------------------------------------------------------
+DATA_SETS = {
+    "tutorial": lambda: tutorial_points()[:, :2],
+    "blobs": lambda: blobs(10_000, 5, 1.0, 0)[:, :2],  # the panel's blobs defaults
+}
+SLACK = 1.25  # the view's span over the data's: 5% padding a side, and a few pixels' rounding
+
+
+def view_fits(scatter: KMeansScatter, xy: np.ndarray, axes: str = "xy") -> str:
+    """"" when the view shows all of ``xy`` and, on ``axes``, little more; else why not."""
+    problems = []
+    for i, (name, (v0, v1)) in enumerate(zip("xy", scatter.vb.viewRange(), strict=True)):
+        lo, hi = float(xy[:, i].min()), float(xy[:, i].max())
+        if v0 > lo or v1 < hi:
+            problems.append(f"{name} view {v0:.3g}..{v1:.3g} cuts data {lo:.3g}..{hi:.3g}")
+        elif name in axes and v1 - v0 > SLACK * (hi - lo):
+            problems.append(f"{name} view {v0:.3g}..{v1:.3g} for data {lo:.3g}..{hi:.3g}")
+    return "; ".join(problems)
+
+
+def shown_scatter(qtbot, xy: np.ndarray, scale: float) -> KMeansScatter:
+    w = KMeansScatter()
+    qtbot.addWidget(w)
+    w.set_presentation_scale(scale)
+    w.set_points(xy)
+    w.resize(400, 300)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def reshaped(w: KMeansScatter, width: int | None = None, height: int | None = None) -> bool:
+    """Resize to the shape ``w`` asks for at this width or height; True once it holds (the
+    axes take their room only once laid out, so the first answer can be a little off)."""
+    if height is not None:
+        w.resize(w.width_for_height(height), height)
+        return w.width() == w.width_for_height(height)
+    assert width is not None
+    w.resize(width, w.height_for_width(width))
+    return w.height() == w.height_for_width(width)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.5])
+@pytest.mark.parametrize("name", list(DATA_SETS))
+def test_the_datas_shape_shows_it_edge_to_edge(qtbot, name, scale):
+    xy = DATA_SETS[name]()
+    w = shown_scatter(qtbot, xy, scale)
+    qtbot.waitUntil(lambda: reshaped(w, height=300))
+    assert not view_fits(w, xy), view_fits(w, xy)
+    qtbot.waitUntil(lambda: reshaped(w, width=500))
+    assert not view_fits(w, xy), view_fits(w, xy)
+
+
+@pytest.mark.parametrize("name", list(DATA_SETS))
+def test_a_wider_shape_fits_the_data_up_and_shows_it_all_across(qtbot, name):
+    """The view keeps one unit as long across as up: a widget wider than the data fits
+    the height and shows more across (never less)."""
+    xy = DATA_SETS[name]()
+    w = shown_scatter(qtbot, xy, 1.5)
+    w.resize(3 * w.width_for_height(300), 300)
+    qtbot.waitUntil(lambda: w.width() > 2 * w.width_for_height(300))
+    assert not view_fits(w, xy, axes="y"), view_fits(w, xy, axes="y")
+    (x0, x1), _ = w.vb.viewRange()
+    assert x1 - x0 > SLACK * float(np.ptp(xy[:, 0]))  # the aspect is locked
+
+
+def test_points_on_a_line_still_get_a_usable_shape(qtbot):
+    xy = np.c_[np.linspace(0, 10, 50), np.zeros(50)]
+    w = shown_scatter(qtbot, xy, 1.0)
+    assert w.data_aspect() == 5.0
+    assert w.width_for_height(300) < 2000 and w.height_for_width(400) >= w.minimumHeight()
+
+
+# -- the iteration axis counts ----------------------------------------------------------------
+@pytest.mark.parametrize("iterations", [0, 1, 2, 5, 60, 2500])
+def test_the_iteration_axis_has_whole_ticks_and_no_scale(qtbot, iterations):
+    d = DistortionPlot()
+    qtbot.addWidget(d)
+    d.set_presentation_scale(1.5)
+    d.resize(300, 200)
+    d.show()
+    qtbot.waitExposed(d)
+    d.set_history(np.linspace(5.0, 1.0, iterations + 1))
+    axis = d.plotItem.getAxis("bottom")
+    assert isinstance(axis, IterationAxis)
+    (x0, x1), _ = d.plotItem.vb.viewRange()
+    assert x0 <= 0 and x1 >= iterations and x1 - x0 >= 1  # never a span of +-0.5 about 0
+    for pixels in (80, 300, 1200):
+        levels = axis.tickValues(x0, x1, pixels)
+        values = [v for _spacing, level in levels for v in level]
+        assert values, f"no ticks on {x0:.3g}..{x1:.3g} over {pixels} px"
+        assert all(float(v).is_integer() for v in values), values
+        strings = axis.tickStrings(values, 1.0, levels[0][0])
+        assert all(text.lstrip("-").isdigit() for text in strings), strings
+    assert axis.labelString().count("(x") == 0, axis.labelString()
+    assert "iteration" in axis.labelString()

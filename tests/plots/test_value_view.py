@@ -480,3 +480,35 @@ def test_heatmap_hover_shows_the_cell(view):
     vb = view.imagePlot.vb
     view.heatmap.scene().sigMouseMoved.emit(vb.mapViewToScene(QtCore.QPointF(2.5, 1.5)))
     assert view.heatmap.toolTip() == "x[1, 2] = 5.0"
+
+
+def _ticks(axis, lo: float, hi: float, pixels: float = 400.0) -> tuple[list[float], list[str]]:
+    """The tick positions an axis draws over [lo, hi], and their words."""
+    values = [v for _spacing, vals in axis.tickValues(lo, hi, pixels) for v in vals]
+    return values, axis.tickStrings(values, 1.0, 1.0)
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(-0.1, 2.1), (0.0, 0.6), (0.0, 7.0), (3.0, 1_999_999.0)])
+def test_index_axes_tick_whole_numbers_only(view, lo, hi):
+    show(view, np.arange(3, dtype=np.float32))
+    axis = view.linePlot.plotItem.getAxis("bottom")
+    values, words = _ticks(axis, lo, hi)
+    assert values and all(float(v).is_integer() for v in values)
+    assert all("." not in w and "e" not in w for w in words)
+    view.linePlot.plotItem.setXRange(0, 2_000_000, padding=0)
+    axis.updateAutoSIPrefix()
+    assert "(x" not in axis.labelString() and axis.autoSIPrefixScale == 1.0
+    # The carry's iterations and the histogram's counts are whole numbers too.
+    for other in (view.carryPlot.plotItem.getAxis("bottom"),
+                  view.histPlot.plotItem.getAxis("left")):
+        assert all(float(v).is_integer() for v in _ticks(other, lo, hi)[0])
+
+
+def test_heatmap_axes_tick_whole_numbers_at_cell_centres(view):
+    show(view, np.arange(40 * 30, dtype=np.float32).reshape(40, 30))  # past the cell labels
+    for name in ("bottom", "left"):
+        axis = view.imagePlot.getAxis(name)
+        values, words = _ticks(axis, 0.0, 30.0, 300.0)
+        assert values and all(v - 0.5 == int(v - 0.5) for v in values)
+        assert words == [str(int(v - 0.5)) for v in values]
+        assert all(float(w).is_integer() for w in _ticks(axis, 0.0, 1.0)[1])

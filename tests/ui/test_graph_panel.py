@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
+from workbench.graph.model import IoId
+
 SOURCE = """\
 def f(x):
     y = jnp.sin(x)
@@ -275,3 +277,10 @@ def test_an_edit_keeps_the_step_on_the_same_equation_and_another_function_starts
         window.tracer.trace()
     assert panel.trace.function == "g"
     assert panel.stepper.current is None
+
+
+def test_new_values_look_at_the_outputs_in_the_window(qtbot, make_window):
+    window, panel = _graph_window(qtbot, make_window, SOURCE)
+    assert panel.graph.selected_nodes() == [panel.graph.node_index(IoId("out", (), 0))]
+    assert panel.value_view.header.text().startswith("output 1 of 1: ")
+    assert panel.step_label.text().startswith(f"{len(panel.stepper.order)} equations ran")

@@ -297,15 +297,17 @@ def test_distortion_axes_fit_the_first_run(qtbot, panel):
 
 
 def test_plots_keep_a_usable_size_at_the_panels_minimum(qtbot, panel):
-    hint = panel.minimumSizeHint()
-    panel.resize(hint)
-    QApplication.sendPostedEvents()
-    assert panel.scatter.height() >= 200 and panel.scatter.width() >= 240
-    assert panel.distortion.height() >= 120
-    panel.set_presentation_scale(1.5)
-    panel.resize(panel.minimumSizeHint())
-    QApplication.sendPostedEvents()
-    assert panel.scatter.height() >= 300 and panel.distortion.height() >= 180
+    for scale in (1.0, 1.5):
+        panel.set_presentation_scale(scale)
+        panel.resize(panel.minimumSizeHint())
+        QApplication.sendPostedEvents()
+        scatter, curve = panel.scatter, panel.distortion
+        assert scatter.height() >= scatter.minimumHeight() >= 200
+        assert scatter.width() >= scatter.minimumWidth() >= 240
+        assert curve.height() >= curve.minimumHeight() >= 120 * scale
+        assert curve.width() >= curve.minimumWidth() >= 160 * scale
+        assert panel.compact and panel.curve_beside  # the smallest arrangement
+    assert panel.scatter.height() >= 220
 
 
 def test_tutorial_size_is_the_engines():

@@ -33,7 +33,7 @@ def test_typed_code_becomes_a_tree(qtbot, make_window):
     assert window.controls.function() == "selu"
     assert window.controls.args() == "f32[1000]"
     model = window.jaxpr.model
-    assert model.rowCount() == len(result.jaxpr.eqns) > 0
+    assert model.rowCount() == len(result.jaxpr.eqns) + 2 > 2  # the inputs and outputs rows
     prims = {model.index(r, 1).data() for r in range(model.rowCount())}
     assert {"exp", "mul", "gt"} <= prims
     assert window.jaxpr.text.toPlainText() == result.text
@@ -134,6 +134,10 @@ def test_stop_an_endless_loop_without_freezing(qtbot, make_window):
     assert time.monotonic() - started < 3.0
     assert max(stall_busy, stall_stop) < 100, f"event loop stalled {max(stall_busy, stall_stop)} ms"
     assert window.status.property("engineState") == "idle"
+    # The teacher reads where the loop was, and for how long it ran.
+    qtbot.waitUntil(lambda: "stopped at line 2 after " in window.notice_text.toPlainText(),
+                    timeout=2000)
+    assert window.notice_bar.isVisible()
 
 
 @pytest.mark.kernel

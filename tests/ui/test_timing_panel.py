@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import subprocess
 import sys
 
 import pytest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QPoint, QRect
 
 from workbench.api import messages as p
 from workbench.api.devices import DeviceReport
+from workbench.api.timing import TimingConfig
 from workbench.api.timing_report import ROW_FIELDS, report_json, table_rows
 from workbench.plots.export import settle
 from workbench.ui.control.session import Call
@@ -245,20 +247,35 @@ def test_panel_modules_do_not_import_jax():
 def test_chart_and_table_keep_their_room_at_the_panels_minimum(qtbot, panel):
     measured(qtbot, panel)
     panel.resize(panel.minimumSizeHint())
-    QApplication.sendPostedEvents()
-    assert panel.chart.height() >= 200
-    table = panel.table
-    header = table.horizontalHeader().height()
-    assert table.height() >= header + TABLE_MIN_ROWS * table.verticalHeader().defaultSectionSize()
+    qtbot.waitUntil(lambda: panel.arrangement() == "switch", timeout=5000)
+    assert panel.chart.isVisible() and panel.chart.height() >= 200
+    assert not panel.table.isVisible() and panel.table_button.isVisible()
     settle(panel.chart)
     axis = panel.chart.barPlot.getAxis("left")
     assert axis.label.boundingRect().width() <= axis.geometry().height()  # title not cut
     view = panel.chart.barPlot.vb.sceneBoundingRect()
     assert all(view.contains(t.sceneBoundingRect())
                for t in panel.chart._bar_labels if t.isVisible())
-    # The splitter cannot squash the chart away either.
+    # The table, when asked for, has room for its header and rows.
+    panel.table_button.click()
+    qtbot.waitUntil(lambda: panel.table.isVisible() and panel.table.height() > 0, timeout=5000)
+    assert not panel.chart.isVisible()
+    table = panel.table
+    header = table.horizontalHeader().height()
+    assert table.height() >= header + TABLE_MIN_ROWS * table.verticalHeader().defaultSectionSize()
+    # Tall, the table sits above the chart, and the splitter cannot squash the chart away.
+    panel.resize(1000, 900)
+    qtbot.waitUntil(lambda: panel.arrangement() == "tall", timeout=5000)
+    assert panel.chart.isVisible() and panel.table.isVisible()
+    assert not panel.table_button.isVisible()
+    assert panel.table.mapTo(panel, QPoint(0, 0)).y() < panel.chart.mapTo(panel, QPoint(0, 0)).y()
     panel.splitter.setSizes([10_000, 1])
     assert panel.chart.height() >= 200
+
+
+def _rect(panel, widget):
+    """``widget``'s rectangle in the panel's coordinates."""
+    return QRect(widget.mapTo(panel, QPoint(0, 0)), widget.size())
 
 
 def test_bad_input_message_sits_under_the_boxes_it_is_about(qtbot, panel):
@@ -266,10 +283,24 @@ def test_bad_input_message_sits_under_the_boxes_it_is_about(qtbot, panel):
     with qtbot.waitSignal(panel.sig_message, timeout=WAIT_MS,
                           check_params_cb=lambda text: "bad sweep" in text):
         panel.measure_button.click()
-    message = panel.message.geometry()
-    assert panel.sweep_edit.geometry().bottom() < message.top()
-    assert panel.args_edit.geometry().bottom() < message.top()
-    assert message.bottom() < panel.devices_choice.geometry().top()  # before the next row
+    message = _rect(panel, panel.message)
+    assert _rect(panel, panel.sweep_edit).bottom() < message.top()
+    assert _rect(panel, panel.args_edit).bottom() < message.top()
+    assert message.bottom() < _rect(panel, panel.devices_choice).top()  # before the next row
+
+
+def test_a_message_shows_with_the_settings_folded(qtbot, panel):
+    panel.resize(panel.minimumSizeHint())
+    qtbot.waitUntil(lambda: panel.arrangement() == "switch", timeout=5000)
+    assert not panel.settings_button.isChecked() and not panel.args_edit.isVisible()
+    panel.args_edit.setText("f32[3")
+    with qtbot.waitSignal(panel.sig_message, timeout=WAIT_MS,
+                          check_params_cb=lambda text: bool(text)):
+        panel.measure_button.click()
+    assert panel.message.isVisible()
+    assert _rect(panel, panel.bar).bottom() < _rect(panel, panel.message).top()
+    panel.settings_button.click()  # open: the boxes the message is about
+    assert panel.args_edit.isVisible() and panel.devices_choice.isVisible()
 
 
 def test_exports_say_where_they_saved(qtbot, panel, tmp_path):
@@ -294,3 +325,124 @@ def test_exports_say_where_they_saved(qtbot, panel, tmp_path):
     with qtbot.waitSignal(panel.sig_exported, timeout=WAIT_MS):
         panel.export_to("json", tmp_path / "named")  # still usable; the suffix is added
     assert json.loads((tmp_path / "named.json").read_text())["function"] == "selu"
+
+
+def load(qtbot, session, requests, source, filename):
+    """Load ``source`` as the window does: a ``LoadSource`` through the requests, and its
+    functions into the session when it answers."""
+    with qtbot.waitSignal(session.sig_functions_changed, timeout=WAIT_MS):
+        requests.load(p.LoadSource(source=source, filename=filename),
+                      lambda reply: session.set_functions(reply.value.functions,
+                                                          source=(filename, source)))
+
+
+def times_sent(requests):
+    """The ``Time`` requests sent from now on, as a list that fills."""
+    sent = []
+    requests.engine.sig_request_sent.connect(
+        lambda r: sent.append(r) if isinstance(r, p.Time) else None)
+    return sent
+
+
+def test_a_step_asking_again_on_the_same_source_shows_the_last_measurement(
+        qtbot, panel, session, requests):
+    step = "lesson.ipynb, step 7"
+    load(qtbot, session, requests, SOURCE, step)
+    request = p.Time(name="selu", args="f32[1000]", modes=("eager", "jit"),
+                     config=TimingConfig(**TINY))
+    sent = times_sent(requests)
+    with qtbot.waitSignal(panel.sig_report_shown, timeout=WAIT_MS) as first:
+        assert panel.measure_requested(request) == ""
+        # Asked again before it finished (paged away and back quickly): it is not re-sent.
+        assert panel.measure_requested(dataclasses.replace(request, id=p.new_id())) == ""
+    assert len(sent) == 1
+    sent.clear()
+    load(qtbot, session, requests, SOURCE, step)  # paging back runs the step's code again
+    assert panel.stale_text() is None  # the same code: the measurement is still of it
+    with qtbot.waitSignal(panel.sig_report_shown, timeout=1000) as again:
+        note = panel.measure_requested(dataclasses.replace(request, id=p.new_id()))
+    assert again.args[0] is first.args[0] and panel.report is first.args[0]
+    assert sent == [] and not panel.is_measuring()
+    assert note == ("The timing panel shows the earlier measurement of selu(f32[1000]), made "
+                    "with this code and these settings; press Measure to measure again.")
+    assert panel.status.text().endswith("(the earlier measurement)")
+    assert panel.chart.bar_values()[("cpu:0", "jit")] == next(
+        r.stats.median_s for r in first.args[0].results if r.mode == "jit")
+    # Measure measures again.
+    with qtbot.waitSignal(panel.sig_report_shown, timeout=WAIT_MS) as remeasured:
+        panel.measure_button.click()
+    assert remeasured.args[0] is not first.args[0] and len(sent) == 1
+    # Another request measures.
+    with qtbot.waitSignal(panel.sig_report_shown, timeout=WAIT_MS):
+        assert panel.measure_requested(dataclasses.replace(request, args="f32[64]")) == ""
+    assert len(sent) == 2 and sent[-1].args == "f32[64]"
+    # Another source measures: another step's file, even with the same text ...
+    load(qtbot, session, requests, SOURCE, "lesson.ipynb, step 8")
+    assert "before the code last changed" in panel.stale_text()
+    with qtbot.waitSignal(panel.sig_report_shown, timeout=WAIT_MS):
+        assert panel.measure_requested(dataclasses.replace(request, args="f32[64]")) == ""
+    assert len(sent) == 3
+    # ... and the same file with its code edited.
+    load(qtbot, session, requests, SOURCE.replace("1.67", "1.6733"), "lesson.ipynb, step 8")
+    with qtbot.waitSignal(panel.sig_report_shown, timeout=WAIT_MS):
+        panel.measure_requested(dataclasses.replace(request, args="f32[64]"))
+    assert len(sent) == 4
+
+
+OTHER_SELU = """\
+def selu(x):
+    return 1.05 * jnp.where(x > 0, x, 1.67 * jnp.expm1(x))
+
+def relu(x):
+    return jnp.maximum(x, 0)
+"""
+
+
+def test_notes_compare_only_the_same_function_of_the_same_source(qtbot, panel, session,
+                                                                    requests):
+    load(qtbot, session, requests, SOURCE, "first.py")
+    panel.args_edit.setText("f32[64]")
+    measured(qtbot, panel)
+    load(qtbot, session, requests, OTHER_SELU, "second.py")  # another file's selu
+    panel.args_edit.setText("f32[128]")
+    measured(qtbot, panel)
+    assert "changed" not in panel.notes.toPlainText()
+    assert "again" not in panel.notes.toPlainText()
+    panel.function_choice.setCurrentText("relu")  # another function of this file
+    panel.args_edit.setText("f32[256]")
+    measured(qtbot, panel)
+    assert "changed" not in panel.notes.toPlainText()
+    panel.function_choice.setCurrentText("selu")
+    measured(qtbot, panel)  # selu after relu: nothing to compare with
+    assert "changed" not in panel.notes.toPlainText()
+    panel.args_edit.setText("f32[512]")
+    measured(qtbot, panel)  # the same selu of the same file, new shapes
+    assert ("The arguments changed from (f32[256]) to (f32[512]): jit traced and compiled selu "
+            "again" in panel.notes.toPlainText())
+
+
+def test_the_arrangement_follows_the_size_with_slack(qtbot, panel):
+    measured(qtbot, panel)
+    arranger = panel.arranger
+    tall, slack = arranger.tall_height(), 24
+
+    def arranged_at(width, height):
+        panel.resize(width, height)
+        qtbot.waitUntil(lambda: panel.size().toTuple() == (width, height), timeout=5000)
+        return panel.arrangement()
+
+    narrow = arranger.wide_width() - 50
+    assert arranged_at(narrow, tall - 1) == "switch"
+    assert not panel.settings_button.isChecked() and panel.chart_button.isVisible()
+    assert arranged_at(narrow, tall + slack - 1) == "switch"  # not yet
+    assert arranged_at(narrow, tall + slack) == "tall"
+    assert panel.settings_button.isChecked() and panel.args_edit.isVisible()
+    assert arranged_at(narrow, tall) == "tall"  # stays until it no longer fits
+    assert arranged_at(narrow, tall - 1) == "switch"
+    wide = arranger.wide_width()
+    assert arranged_at(wide + slack, tall - 1) == "wide"
+    assert panel.table.isVisible() and panel.chart.isVisible()
+    assert panel.table.mapTo(panel, QPoint(0, 0)).x() < panel.chart.mapTo(panel, QPoint(0, 0)).x()
+    assert not panel.chart_button.isVisible()
+    assert arranged_at(wide, tall - 1) == "wide"
+    assert arranged_at(wide - 1, tall - 1) == "switch"

@@ -38,6 +38,9 @@ def add_plot_arguments(p: argparse.ArgumentParser) -> None:
                    help="a parameter value, e.g. --param alpha=1.5 (repeatable)")
     p.add_argument("--wrt", metavar="ARG", help="the argument to vary and differentiate "
                    "(default: the first without a default)")
+    p.add_argument("--at", type=float, metavar="X",
+                   help="f and its derivatives at exactly X, and whether they exist there "
+                   "(the window puts its crosshair there)")
     p.add_argument("--overlay", action="append", default=[], metavar="FUNC",
                    help="draw FUNC on the same axes too (repeatable), e.g. "
                    "--overlay sigmoid --overlay relu")

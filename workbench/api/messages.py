@@ -35,6 +35,12 @@ if TYPE_CHECKING:  # numpy loads with the codec, after the window's first frame
 
 PROTOCOL_VERSION = 2
 COMM_TARGET = "workbench.engine"
+WHERE_REQUEST = "workbench_where_request"
+"""A control-channel message Stop sends beside the interrupt. The kernel's control thread
+answers ``WHERE_REPLY`` with the line of the user's code its main thread is at (content
+``{"file": str, "line": int, "in_jax": bool}``; line 0: none), even while that thread is
+deaf to the interrupt inside a compiled computation."""
+WHERE_REPLY = "workbench_where_reply"
 
 
 def new_id() -> str:
@@ -309,9 +315,15 @@ class UsageFailure(Reply):
 
 @dataclass(frozen=True)
 class Cancelled(Reply):
-    """The request was stopped (Stop, or its engine was restarted) before it finished."""
+    """The request was stopped (Stop, or its engine was restarted) before it finished.
+
+    ``line`` and ``file``: where the user's code was when it heard the Stop (the innermost
+    frame of the editor's file or a lesson step's); 0 and "" when no user code was running.
+    """
 
     reason: str
+    line: int = 0
+    file: str = ""
 
 
 @dataclass(frozen=True)

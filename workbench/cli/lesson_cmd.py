@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from workbench.api import messages as m
 from workbench.api.cells import CellOutput
-from workbench.api.curves import Curves
+from workbench.api.curves import Curves, PointValues
 from workbench.api.errors import Explanation
 from workbench.api.jaxpr import TraceResult
 from workbench.api.kmeans import KMeansDemo
@@ -26,6 +26,7 @@ from workbench.api.printed import Printed
 from workbench.api.timing import TimingConfig, TimingReport
 from workbench.api.values import NodeValues, ValuesResult
 from workbench.cli.common import UserOutput
+from workbench.cli.plot_cmd import point_text
 from workbench.cli.runner import Engine, add_engine_options, open_engine
 from workbench.engine.errors import UsageError, UserCodeError, WorkbenchError
 from workbench.lessons import (
@@ -43,6 +44,7 @@ from workbench.lessons.plan import (
     curve_requests,
     judge,
     kmeans_request,
+    point_request,
     time_request,
     trace_request,
     values_request,
@@ -343,7 +345,10 @@ def _directive(engine: Engine, d: Directive, output: UserOutput) -> _Outcome:
         return _Outcome(_values_summary(values))
     if isinstance(d, PlotDirective):
         curves = [engine.call(r, Curves, output=output) for r in curve_requests(d)]
-        return _Outcome(_plot_summary(curves))
+        at = point_request(d)
+        point = "" if at is None else "; " + point_text(engine.call(at, PointValues,
+                                                                    output=output))
+        return _Outcome(_plot_summary(curves) + point)
     if isinstance(d, TimeDirective):
         report = engine.call(time_request(d, CHECK_TIMING), TimingReport, output=output)
         return _Outcome(_time_summary(report))

@@ -15,7 +15,7 @@ import numpy as np
 from workbench.api import commands
 from workbench.api import messages as m
 from workbench.api.commands import add_plot_arguments
-from workbench.api.curves import Curves
+from workbench.api.curves import Curves, PointValues
 from workbench.cli.common import UserOutput, read_user_file
 from workbench.cli.runner import add_engine_options, open_engine
 from workbench.engine.errors import UsageError
@@ -189,9 +189,13 @@ def run(args: argparse.Namespace) -> int:
         overlays = [engine.call(m.SampleCurves(name=name, order=args.order, lo=lo, hi=hi,
                                                points=args.points), Curves, output=output)
                     for name in args.overlay]
+        point = None if args.at is None else engine.call(
+            m.CurvesAt(name=args.function, x=args.at, order=args.order, params=params or None,
+                       wrt=args.wrt), PointValues, output=output)
     checks = curves.checks
     if args.format == "json" and image is None:
-        json.dump({**to_dict(curves, checks), **output.json_fields()}, sys.stdout,
+        at = {} if point is None else {"at": point_dict(point)}
+        json.dump({**to_dict(curves, checks), **at, **output.json_fields()}, sys.stdout,
                   allow_nan=False)
         sys.stdout.write("\n")
         return 0
@@ -203,4 +207,21 @@ def run(args: argparse.Namespace) -> int:
         _csv(curves)
     else:
         print(_text(curves, checks))
+    if point is not None and args.format != "json":
+        print(point_text(point), file=sys.stdout if args.format == "text" else sys.stderr)
     return 0
+
+
+def point_dict(point: PointValues) -> dict[str, Any]:
+    return {"x": point.x, "values": [_nan_none(v) for v in point.values],
+            "defined": list(point.defined), "differentiable": point.differentiable,
+            "note": point.note}
+
+
+def point_text(point: PointValues) -> str:
+    """One line: each derivative at exactly x, "undefined" where it does not exist there."""
+    names = [point.function + "'" * k for k in range(len(point.values))]
+    cells = [f"{n} = {v:.6g}" if ok else f"{n} undefined (JAX gives {v:.6g})"
+             for n, v, ok in zip(names, point.values, point.defined, strict=True)]
+    note = f"; {point.note}" if point.note else ""
+    return f"at {point.wrt} = {point.x:g}: {', '.join(cells)}{note}"

@@ -15,7 +15,7 @@ from typing import Any
 
 from workbench.api import messages as p
 from workbench.api.state import Notice, NoticeKind, State
-from workbench.client.routing import Router, Stats
+from workbench.client.routing import Pending, Router, Stats
 from workbench.client.transport import Transport
 
 
@@ -48,6 +48,12 @@ class Core:
         self.dead_reason = ""
         self.unresponsive = False
         self.interrupt_deadline: float | None = None  # a Stop in progress: idle by then
+        # The requests a Stop in progress interrupted: answered when it ends (``stop``).
+        self.held: dict[str, Pending] = {}
+        # The names the user's code ran under here (LoadSource's filename): a crash's
+        # fault text shows their frames only.
+        self.user_files: set[str] = set()
+        self.loaded_file = ""  # the last source that loaded: the functions' file
 
     def emit(self, callback: Callable[..., None] | None, *args: Any) -> None:
         """Call ``callback``; its exception is printed, never raised into the I/O thread."""
@@ -85,7 +91,8 @@ class Core:
                  crashed: bool = False) -> None:
         """Answer every pending request with ``kind`` (Cancelled or EngineFailure; ``crashed``:
         the engine died under it)."""
-        for rid, item in self.router.abandon_all().items():
+        held, self.held = self.held, {}
+        for rid, item in {**held, **self.router.abandon_all()}.items():
             if item.quiet or item.internal:
                 continue
             if kind is p.Cancelled:

@@ -292,7 +292,9 @@ class EngineClient:
         session = msg["header"].get("session", "")
         if core.stale_session is not None and session == core.stale_session:
             return False  # the restarted kernel's old process, still answering
-        if channel == "iopub":
+        if channel == "control" and msg["header"].get("msg_type") == p.WHERE_REPLY:
+            self._stopper.on_where(msg)
+        elif channel == "iopub":
             self._on_iopub(msg)
         elif channel == "shell":
             self._on_shell(msg)
@@ -364,8 +366,11 @@ class EngineClient:
             core.emit(pending.on_reply, p.EngineFailure(
                 rid, core.dead_reason or "the engine is not running"))
             return
+        if isinstance(pending.request, p.LoadSource):
+            core.user_files.add(pending.request.filename)
         core.router.add(pending)
         if core.ready:
+            pending.sent_at = time.monotonic()
             core.send_comm(data, buffers)
         else:
             core.router.outbox.append((rid, data, buffers))
@@ -395,6 +400,8 @@ class EngineClient:
             elif isinstance(value, p.Output) and not waiting.quiet:
                 core.emit(core.on_output, value)
             return
+        if isinstance(value, p.Reply) and self._stopper.take_reply(value):
+            return  # a request Stop interrupted: answered when the Stop ends
         pending = core.router.take(rid)
         if pending is None:
             return
@@ -412,6 +419,7 @@ class EngineClient:
         core.router.answered(pending)
         if isinstance(request, p.LoadSource) and ok:
             self._last_source = request
+            core.loaded_file = request.filename
         if pending.quiet:
             notice = supervisor.reload_notice or Notice(NoticeKind.RESTARTED, "engine restarted")
             supervisor.reload_notice = None

@@ -10,6 +10,7 @@ went out after it arrived.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ class Pending:
     key: str | None
     quiet: bool = False  # the silent reload after a restart
     internal: bool = False  # the client's own (Stop's device probe): no notices, no counts
+    sent_at: float = 0.0  # time.monotonic() when it went to the kernel; 0: not yet
 
 
 class Stats:
@@ -105,9 +107,18 @@ class Router:
         self._abandoned.update(pending)
         return pending
 
+    def release(self, rid: str) -> None:
+        """The reply to an abandoned ``rid`` was taken by whoever answers it now (a Stop holds
+        the requests it interrupted): it is not dropped."""
+        self._abandoned.discard(rid)
+
     def take_outbox(self) -> list[tuple[dict[str, Any], list[Any]]]:
         """What was queued before the kernel was ready and is still wanted, emptied."""
         ready = [(data, buffers) for rid, data, buffers in self.outbox if rid in self.pending]
+        now = time.monotonic()
+        for rid, _, _ in self.outbox:
+            if rid in self.pending:
+                self.pending[rid].sent_at = now  # the caller sends them now
         self.outbox.clear()
         return ready
 

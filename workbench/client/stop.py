@@ -1,4 +1,4 @@
-"""Stop: interrupt what runs, then prove the engine idle before saying so.
+"""Stop: interrupt what runs, then prove the engine idle before saying so, and say where it was.
 
 A jitted computation ignores SIGINT until it ends, and an interrupted Python
 loop may leave work queued on a device (JAX dispatches asynchronously). So Stop
@@ -9,12 +9,21 @@ quiet; a kernel still busy, or devices still working, at ``stop_grace`` are
 restarted (ours) or reported with an offer to restart (an attached one). Our
 kernel's successor starts as the interrupt is sent (``KernelProcess.start_standby``),
 so that a restart costs only the reload.
+
+The requests Stop interrupts are held until it ends, then answered ``Cancelled``
+with where the user's code was and how long the request had run ("stopped at
+line 3 after 2.1 s"), also said as a ``STOPPED`` notice. The line comes from the
+engine's own answer (the ``KeyboardInterrupt``'s traceback) when the code heard
+the interrupt; when it did not (a compiled computation), from the kernel's control
+thread, which Stop asks beside the interrupt (``messages.WHERE_REQUEST``).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
+from typing import Any
 
 from workbench.api import codec
 from workbench.api import messages as p
@@ -23,6 +32,38 @@ from workbench.api.state import Notice, NoticeKind, State
 from workbench.client.core import Core
 from workbench.client.launch import KernelProcess
 from workbench.client.routing import Pending
+
+# Why a Stop could not end in place: the restart reason, and words for the stop's message.
+STILL_BUSY = "it was still busy"
+DEVICES_BUSY = "its devices were still working"
+NO_ANSWER = "it did not answer after the interrupt"
+_CAUSES = {
+    DEVICES_BUSY: "work it had queued on the device was still running",
+    NO_ANSWER: "the engine did not answer after the interrupt",
+}
+IN_COMPILED = "inside a compiled computation, which cannot be interrupted"
+NOT_HEARD = "it did not respond to the interrupt"
+BUSY_AFTER = "the engine was still busy after the interrupt"  # with what was queued behind it
+
+
+def duration_text(seconds: float) -> str:
+    """``8.1 s``, ``2 min 5 s``: how long a request ran, as a teacher reads it out."""
+    seconds = max(0.0, seconds)
+    if seconds < 59.95:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+
+
+def where_text(line: int, file: str, own_file: str) -> str:
+    """`` at line 3``, or `` at line 3 of lesson.ipynb, step 1,`` for another file than the
+    request's own (a function an earlier lesson step defined); "" with no line."""
+    if line <= 0:
+        return ""
+    if not file or file == own_file:
+        return f" at line {line}"
+    name = os.path.basename(file)
+    return f" at line {line} of {name}" + ("," if ", " in name else "")
 
 
 class Stopper:
@@ -36,6 +77,10 @@ class Stopper:
         self.stop_grace = stop_grace
         self.probe_id: str | None = None
         self.probe_msg: str | None = None
+        self.stopped_at = 0.0
+        self.where_msg: str | None = None  # our WHERE_REQUEST, its reply not yet seen
+        self.where: tuple[str, int, bool] | None = None  # (file, line, in_jax) at the Stop
+        self.heard: tuple[p.Cancelled, Pending] | None = None  # the engine's own answer
 
     def reset(self) -> None:
         """A new connection: no probe is out."""
@@ -52,17 +97,56 @@ class Stopper:
         if not core.ready or core.interrupt_deadline is not None:
             return
         busy = core.router.busy
-        core.fail_all(p.Cancelled, "stopped")
+        self._hold()
         core.interrupt_deadline = time.monotonic() + self.stop_grace
         self.reset()
         core.set_state(State.INTERRUPTING)
         if not busy:
             return  # nothing runs in Python; the probe still checks the devices
+        # First, so that an attached kernel's control thread reads the stack before the
+        # interrupt unwinds it (ours may hear SIGINT first: its reply then has the line).
+        self.where_msg = core.transport.send("control", p.WHERE_REQUEST, {})
         if core.owned and self.process is not None and self.process.proc is not None:
             self.process.interrupt()
             self.process.start_standby()  # ready sooner, should the interrupt not be heard
         else:
             core.transport.send("control", "interrupt_request", {})
+
+    def _hold(self) -> None:
+        """Take every pending request out of routing: the end of this Stop answers them."""
+        core = self.core
+        self.stopped_at = time.monotonic()
+        self.where_msg = self.where = self.heard = None
+        for rid, item in core.router.abandon_all().items():
+            if not (item.quiet or item.internal):  # the silent reload, the probe: dropped
+                core.held[rid] = item
+
+    def take_reply(self, reply: p.Reply) -> bool:
+        """The engine's reply to a request this Stop holds (True): if it heard the interrupt,
+        its ``Cancelled`` says where the user's code was."""
+        core = self.core
+        item = core.held.get(reply.id)
+        if item is None:
+            return False
+        core.router.release(reply.id)
+        cancelled = reply if isinstance(reply, p.Cancelled) else None
+        loaded = p.result_value(reply, p.Functions)
+        if loaded is not None and isinstance(loaded.trace, p.Cancelled):
+            cancelled = loaded.trace  # stopped in the trace a LoadSource carried
+        if cancelled is not None and self.heard is None:
+            self.heard = (cancelled, item)
+        return True
+
+    def on_where(self, msg: dict[str, Any]) -> None:
+        """The control thread's answer to our ``WHERE_REQUEST``: where the main thread was."""
+        if msg.get("parent_header", {}).get("msg_id") != self.where_msg:
+            return  # an earlier Stop's
+        self.where_msg = None
+        content = msg.get("content", {})
+        file, line, in_jax = content.get("file"), content.get("line"), content.get("in_jax")
+        if (isinstance(file, str) and isinstance(line, int) and not isinstance(line, bool)
+                and isinstance(in_jax, bool)):
+            self.where = (file, line, in_jax)
 
     def tick(self, now: float) -> None:
         """Past the grace, the Stop failed; once nothing else runs, the probe goes out."""
@@ -72,7 +156,7 @@ class Stopper:
         others = (core.router.outstanding | core.router.busy_parents) - {self.probe_msg}
         if now > core.interrupt_deadline:
             core.interrupt_deadline = None
-            self._stop_failed("it was still busy")
+            self._stop_failed(STILL_BUSY)
         elif not others and self.probe_id is None:
             self._send_probe(now)
 
@@ -96,18 +180,56 @@ class Stopper:
         if devices is not None and devices.quiet:
             if self.process is not None:
                 self.process.discard_standby()
+            self._answer_held("")
             core.refresh_state()
         else:
-            self._stop_failed("its devices were still working" if devices is not None
-                              else "it did not answer after the interrupt")
+            self._stop_failed(DEVICES_BUSY if devices is not None else NO_ANSWER)
 
     def _stop_failed(self, why: str) -> None:
         core = self.core
-        if core.owned:
-            self.restart(f"stopped; {why}")
+        deaf = why == STILL_BUSY
+        in_jax = deaf and self.heard is None and self.where is not None and self.where[2]
+        if not deaf:
+            cause = _CAUSES.get(why, why)
         else:
-            core.emit(core.on_notice, Notice(
-                NoticeKind.STOP_FAILED, f"the kernel on {core.host} did not stop ({why}); "
-                "restarting it stops it, and loses the names defined in it",
-                offer_restart=True))
-            core.refresh_state()
+            cause = BUSY_AFTER if self.heard is not None else IN_COMPILED if in_jax else NOT_HEARD
+        if core.owned:
+            self._answer_held(cause)
+            self.restart(f"stopped; {why}")
+            return
+        # An attached kernel we may not restart: a deaf one still runs the request.
+        at = self._answer_held(cause, still_running=deaf)
+        if deaf:
+            why += at + (", inside a compiled computation" if in_jax else "")
+        core.emit(core.on_notice, Notice(
+            NoticeKind.STOP_FAILED, f"the kernel on {core.host} did not stop ({why}); "
+            "restarting it stops it, and loses the names defined in it",
+            offer_restart=True))
+        core.refresh_state()
+
+    def _answer_held(self, cause: str, *, still_running: bool = False) -> str:
+        """Answer the held requests ``Cancelled``, saying where the code was and after how long,
+        and notify (``STOPPED``) unless it is ``still_running``; returns the where (" at line
+        3"), "" when unknown or nothing was held."""
+        core = self.core
+        held, core.held = core.held, {}
+        if not held:
+            return ""
+        if self.heard is not None:
+            cancelled, running = self.heard
+            file, line = cancelled.file, cancelled.line
+        else:  # no answer to the interrupt: the oldest request runs, the others wait behind it
+            running = min(held.values(), key=lambda item: item.sent_at)
+            file, line, _ = self.where or ("", 0, False)
+        request = running.request
+        own = request.filename if isinstance(request, p.LoadSource) else core.loaded_file
+        at = where_text(line, file, own)
+        after = f" after {duration_text(self.stopped_at - running.sent_at)}" \
+            if running.sent_at else ""
+        head = "not stopped: still running" if still_running else "stopped"
+        text = head + at + after + (f" ({cause})" if cause else "")
+        for rid, item in held.items():
+            core.emit(item.on_reply, p.Cancelled(rid, text, line, file))
+        if not still_running:
+            core.emit(core.on_notice, Notice(NoticeKind.STOPPED, text))
+        return at.rstrip(",")

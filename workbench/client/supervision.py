@@ -13,8 +13,9 @@ restarted.
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from workbench.api import messages as p
@@ -27,6 +28,54 @@ CONNECT_TIMEOUT_S = 5.0  # an attached kernel that answers nothing signed by the
 RESTART_TIMEOUT_S = 60.0  # an attached kernel asked to restart must answer again within this
 SHUTDOWN_REPLY_WAIT_S = 2.0  # then reconnect even without the old process's shutdown_reply
 INFO_RESEND_S = 0.5  # an attached kernel's kernel_info_request, again until one answers
+
+# A frame of faulthandler's text (``File "x", line 3 in f``) or of a Python traceback in the
+# log (``File "x", line 3, in f``, its code lines indented below it); a C frame (``Binary
+# file``); faulthandler's list of loaded extension modules.
+_FRAME = re.compile(r'^(\s*)(?:File|Binary file) "([^"]*)"')
+_EXTENSIONS = re.compile(r"^Extension modules: ")
+# The console's cells, as ipykernel compiles them: your code too.
+_CONSOLE_CELL = re.compile(r"[/\\]ipykernel_\d+[/\\]\d+\.py$")
+
+
+def user_frames_only(fault: str, user_files: Collection[str]) -> str:
+    """The engine's last words with only the frames of the user's code (the editor's file, a
+    lesson step's, the console's cells), and how many others were left out.
+
+    faulthandler lists every frame of the crashing thread: the kernel's event loop,
+    the workbench's request handling, JAX. A teacher needs the user's line.
+    """
+    out: list[str] = []
+    block: tuple[int, bool] | None = None  # in a list of frames: its indent, the frame kept?
+    left_out = kept = 0
+
+    def end_block() -> None:
+        nonlocal block, left_out, kept
+        if block is not None and left_out:
+            frames = f"{left_out} frame{'s' * (left_out != 1)}"
+            out.append(" " * block[0] + (f"({frames} outside your code left out)" if kept else
+                                         f"({frames} left out: none of them is your code)"))
+        block, left_out, kept = None, 0, 0
+
+    for text in fault.splitlines():
+        match = _FRAME.match(text)
+        if match is not None:
+            name = match.group(2)
+            keep = name in user_files or _CONSOLE_CELL.search(name) is not None
+            block = (len(match.group(1)), keep)
+            kept += keep
+            left_out += not keep
+            if keep:
+                out.append(text)
+        elif block is not None and text.strip() and len(text) - len(text.lstrip()) > block[0]:
+            if block[1]:
+                out.append(text)  # the kept frame's code line (a Python traceback's)
+        else:
+            end_block()
+            if not _EXTENSIONS.match(text):
+                out.append(text)
+    end_block()
+    return "\n".join(out).strip()
 
 
 class Supervisor:
@@ -129,7 +178,7 @@ class Supervisor:
         """Our kernel exited: report it with its fault text, restart it unless it loops."""
         core = self.core
         assert self.process is not None
-        fault = self.process.fault_text()
+        fault = user_frames_only(self.process.fault_text(), core.user_files)
         core.stats.crashes += 1
         now = time.monotonic()
         # Crashes the user causes minutes apart are separate; one that comes back while

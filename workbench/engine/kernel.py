@@ -352,7 +352,17 @@ def _make_app_class() -> type[IPKernelApp]:
     from traitlets import Bool, Type
 
     class WorkbenchKernel(IPythonKernel):
-        """IPythonKernel that restarts itself on ``shutdown_request(restart=True)``."""
+        """IPythonKernel that restarts itself on ``shutdown_request(restart=True)`` and says
+        where the user's code runs on ``messages.WHERE_REQUEST``."""
+
+        control_msg_types = [*IPythonKernel.control_msg_types, p.WHERE_REQUEST]
+        where_running: Callable[[], dict[str, Any]] | None = None
+
+        async def workbench_where_request(self, stream: Any, ident: Any, parent: Any) -> None:
+            """On the control thread, so it answers while the main thread is deaf to Stop."""
+            assert self.session is not None
+            where = self.where_running() if self.where_running is not None else {}
+            self.session.send(stream, p.WHERE_REPLY, where, parent, ident=ident)
 
         async def shutdown_request(self, stream: Any, ident: Any, parent: Any) -> None:
             if not parent.get("content", {}).get("restart"):
@@ -461,6 +471,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     assert shell is not None  # initialize() made it
     service = Service(shell.user_ns, in_kernel=True, memory_limit=limit)
     shell.user_ns["workbench_service"] = service
+    main_thread = threading.get_ident()  # where requests and console cells run
+    app.kernel.where_running = partial(service.where_running, main_thread)
     trimmer = HeapTrimmer()  # after every request and every console cell
     shell.events.register("post_run_cell", trimmer)
     endpoint = Endpoint(service, args.output_limit, after_reply=trimmer)

@@ -11,6 +11,7 @@ plain-data result (a ``workbench.api.messages.ResultValue``).
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -21,6 +22,7 @@ from workbench.api import messages as p
 from workbench.engine.errors import UsageError, UserCodeError, explain
 from workbench.engine.printed import PrintedCapture, capture_printed
 from workbench.engine.source import DEFAULT_FILENAME, LoadedSource, load_source
+from workbench.engine.source_info import running_at, stopped_at
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -67,6 +69,9 @@ class Service:
         self.loaded: LoadedSource | None = None
         # Names that cells which failed were to bind: name -> (step number, "imports"/...).
         self.unbound: dict[str, tuple[int, str]] = {}
+        # Every name the user's code was compiled under (the editor's, lesson steps'): its
+        # frames are the ones a Stop names.
+        self.user_files: set[str] = set()
 
     def handle(self, request: Any, context: Context | None = None) -> p.Reply:
         """The reply to ``request``; never raises for a user's or a request's fault."""
@@ -84,10 +89,17 @@ class Service:
             return p.UserCodeFailure(rid, exc.explanation, exc.outputs)
         except UsageError as exc:
             return p.UsageFailure(rid, exc.message, exc.field, exc.exit_code)
-        except KeyboardInterrupt:
-            return p.Cancelled(rid, "stopped")
+        except KeyboardInterrupt as exc:
+            file, line = stopped_at(exc, self.user_files) or ("", 0)
+            return p.Cancelled(rid, "stopped", line, file)
         except BaseException as exc:  # noqa: BLE001 - sys.exit() and kin are the code's errors
             return self._unexpected(rid, exc)
+
+    def where_running(self, thread_id: int) -> dict[str, Any]:
+        """The line of the user's code thread ``thread_id`` runs now (``messages.WHERE_REPLY``'s
+        content); safe to call from another thread while that one computes."""
+        file, line, in_jax = running_at(sys._current_frames().get(thread_id), self.user_files)
+        return {"file": file, "line": line, "in_jax": in_jax}
 
     def require_loaded(self) -> LoadedSource:
         if self.loaded is None:
@@ -123,6 +135,7 @@ def _ping(service: Service, request: p.Ping, context: Context) -> p.Pong:
 
 @handles(p.LoadSource)
 def _load(service: Service, request: p.LoadSource, context: Context) -> p.Functions:
+    service.user_files.add(request.filename)
     if request.cell:
         return _load_cell(service, request, context)
     old = service.loaded

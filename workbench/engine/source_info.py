@@ -1,17 +1,23 @@
-"""Where in the editor an equation came from.
+"""Where in the editor an equation came from, and where the user's code was when stopped.
 
 JAX records a traceback on every equation (``eqn.source_info``) but has no public
 API to read it; ``jax_internals`` holds that private part, and this module holds
 the workbench's rules on top: which frames are the editor's, and when a sub-jaxpr's
-own lines are to be trusted.
+own lines are to be trusted. The user's frames are those of the file names the
+engine compiles the user's code under (the editor's, a lesson step's): ``stopped_at``
+reads them from a Stop's ``KeyboardInterrupt``, ``running_at`` from a running stack.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import linecache
 import os
+import traceback
+from collections.abc import Collection, Iterable
+from types import FrameType, ModuleType
 from typing import Any
 
 from workbench.engine.jax_internals import innermost_line, traced_file, traced_location
@@ -76,3 +82,76 @@ def wrapped_def(jaxpr: Any, filename: str) -> tuple[str | None, int | None]:
     if where != filename or line is None:
         return None, None
     return os.path.basename(filename), def_line(filename, line)
+
+
+def user_location(frames: Iterable[tuple[str, int]],
+                  user_files: Collection[str]) -> tuple[str, int] | None:
+    """The first (file, line) of ``frames`` (innermost first) whose file is the user's code."""
+    return next(((name, line) for name, line in frames if name in user_files), None)
+
+
+def stopped_at(exc: BaseException, user_files: Collection[str]) -> tuple[str, int] | None:
+    """Where the user's code was when ``exc`` (a Stop's ``KeyboardInterrupt``) was raised: the
+    innermost frame of ``user_files`` on its traceback (``inner``'s line, not ``outer``'s)."""
+    frames = [(frame.f_code.co_filename, line) for frame, line
+              in traceback.walk_tb(exc.__traceback__)]
+    return user_location(reversed(frames), user_files)
+
+
+def running_at(frame: FrameType | None,
+               user_files: Collection[str]) -> tuple[str, int, bool]:
+    """(file, line, in_jax) of a running stack whose innermost frame is ``frame``.
+
+    The innermost frame of the user's code (("", 0) when none is on the stack), and
+    whether the thread is in JAX: the innermost frame of all is JAX's own, or is the
+    user's and its line calls a jitted function (a compiled call leaves no frame of
+    JAX's). A thread stuck there past an interrupt waits in a compiled computation (or
+    its compilation), which ignores it.
+    """
+    if frame is None:
+        return "", 0, False
+    in_jax = _is_jax(frame.f_globals.get("__name__"))
+    for f, line in traceback.walk_stack(frame):
+        if f.f_code.co_filename in user_files:
+            return f.f_code.co_filename, line or 0, in_jax or (f is frame and _calls_jax(f))
+    return "", 0, in_jax
+
+
+def _is_jax(module: object) -> bool:
+    return isinstance(module, str) and module.split(".")[0] in ("jax", "jaxlib")
+
+
+def _calls_jax(frame: FrameType) -> bool:
+    """Whether the line ``frame`` is at calls a JAX function by name (``h(x)`` of ``h =
+    jax.jit(g)``, ``jnp.dot(a, b)``). Only names and modules' attributes are looked up:
+    another thread's objects are never asked for a property."""
+    text = "".join(linecache.getlines(frame.f_code.co_filename))
+    for dotted in _callees(text, frame.f_lineno or 0):
+        head, *rest = dotted
+        scope = frame.f_locals if head in frame.f_code.co_varnames else frame.f_globals
+        obj = scope.get(head, getattr(builtins, head, None))
+        for name in rest:
+            obj = getattr(obj, name, None) if isinstance(obj, ModuleType) else None
+        if obj is not None and _is_jax(type(obj).__module__):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=16)
+def _callees(text: str, line: int) -> tuple[tuple[str, ...], ...]:
+    """The dotted names called on ``line`` of ``text`` (``h``, ``jnp.dot``)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return ()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or line):
+            parts: list[str] = []
+            func = node.func
+            while isinstance(func, ast.Attribute):
+                parts.append(func.attr)
+                func = func.value
+            if isinstance(func, ast.Name):
+                found.append((func.id, *reversed(parts)))
+    return tuple(found)

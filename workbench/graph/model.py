@@ -34,7 +34,7 @@ from typing import Literal
 import numpy as np
 
 from workbench.api.jaxpr import Eqn, JaxprNode, Var
-from workbench.api.values import NodeValues, Path, VarRef, steps
+from workbench.api.values import NodeValues, Path, VarRef
 
 
 @dataclass(frozen=True)
@@ -252,20 +252,39 @@ def groups_containing(tree: JaxprNode, path: Path, options: LayoutOptions) -> li
     return out
 
 
+def run_order(eqn: Eqn) -> list[int]:
+    """The sub-jaxprs of ``eqn`` in the order JAX runs them: a ``while`` tests its cond before
+    each run of its body (the tree lists the body first); other equations as listed."""
+    subs = eqn.subjaxprs
+    if eqn.primitive != "while":
+        return list(range(len(subs)))
+    conds = [s for s, sub in enumerate(subs) if sub.param.startswith("cond")]
+    return conds + [s for s in range(len(subs)) if s not in conds]
+
+
 def evaluation_order(tree: JaxprNode, values: NodeValues | None = None) -> list[Path]:
-    """Equation paths in the order they run: a group's inside before the group's equation.
-    With ``values``, only what ran (``api.values.steps``)."""
-    if values is not None:
-        return list(steps(tree, values))
+    """Equation paths in the order they run: a group's inside before the group's equation,
+    a loop's cond before its body (``run_order``). With ``values``, only what ran; a loop
+    records one pass of each sub-jaxpr (``api.values.NodeValues.iteration`` says which)."""
     out: list[Path] = []
 
-    def walk(node: JaxprNode, path: Path) -> None:
+    def walk(node: JaxprNode, vals: NodeValues | None, path: Path) -> None:
         for e, eqn in enumerate(node.eqns):
-            for s, sub in enumerate(eqn.subjaxprs):
-                walk(sub.jaxpr, (*path, e, s))
+            ev = None
+            if vals is not None:
+                ev = vals.eqns[e] if e < len(vals.eqns) else None
+                if ev is None:
+                    continue
+            for s in run_order(eqn):
+                sv = None
+                if ev is not None:
+                    sv = ev.subs[s] if s < len(ev.subs) else None
+                    if sv is None:
+                        continue
+                walk(eqn.subjaxprs[s].jaxpr, sv, (*path, e, s))
             out.append((*path, e))
 
-    walk(tree, ())
+    walk(tree, values, ())
     return out
 
 

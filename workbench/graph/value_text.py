@@ -1,7 +1,8 @@
 """How the value view describes and scales one value: its words and its numbers (no Qt).
 
 The header and summary lines of a variable's value, its NaN/Inf counts, its one
-value as its dtype writes it, a thinned array's note, and the numbers the
+value as its dtype writes it, a thinned array's note, which loop iteration a
+value inside a loop body is from, and the numbers the
 pictures need: values as float64, a colour scale's limits, a histogram's edges.
 Kept apart from the widget so they read (and test) without a window.
 """
@@ -12,7 +13,15 @@ import math
 
 import numpy as np
 
-from workbench.api.values import ValueSummary, fmt_number
+from workbench.api.jaxpr import JaxprNode
+from workbench.api.values import (
+    NodeValues,
+    Path,
+    ValueSummary,
+    eqn_at,
+    eqn_values_at,
+    fmt_number,
+)
 
 
 def ordinal(n: int) -> str:
@@ -99,3 +108,42 @@ def summary_text(s: ValueSummary) -> str:
         more = ", …" if s.size > len(s.preview) else ""
         lines.append("values: " + ", ".join(fmt_number(v) for v in s.preview) + more)
     return "\n".join(lines)
+
+
+def loop_phrase(primitive: str, param: str, iteration: int, iterations: int | None) -> str:
+    """Which pass of a loop one sub-jaxpr's values are from, counted from 1 as a class
+    counts: "iteration 3 of 10 of the scan", "the last test (11 of 11) of the while loop's
+    condition, the one that ended it". ``iteration`` is the engine's count from 0."""
+    k = iteration + 1
+    loop = "the while loop" if primitive == "while" else f"the {primitive}"
+    if primitive == "while" and param.startswith("cond"):
+        if iterations is None:
+            return f"test {k:,} of {loop}'s condition"
+        if k == iterations + 1:
+            return (f"the last test ({k:,} of {k:,}) of {loop}'s condition, "
+                    "the one that ended it")
+        return f"test {k:,} of {iterations + 1:,} of {loop}'s condition"
+    if iterations is None:
+        return f"iteration {k:,} of {loop}"
+    if k == iterations:
+        return f"the last iteration ({k:,} of {iterations:,}) of {loop}"
+    return f"iteration {k:,} of {iterations:,} of {loop}"
+
+
+def iteration_text(tree: JaxprNode, root: NodeValues, instance: Path) -> str:
+    """Which iteration of each loop around jaxpr ``instance`` its values are from,
+    innermost first ("" outside any loop): a loop records one pass, its last."""
+    parts: list[str] = []
+    for k in range(len(instance) - 1, 0, -2):
+        owner, s = instance[:k], instance[k]
+        eqn, ev = eqn_at(tree, owner), eqn_values_at(root, owner)
+        if eqn is None or ev is None or s >= len(ev.subs) or s >= len(eqn.subjaxprs):
+            continue
+        sub = ev.subs[s]
+        if sub is None or sub.iteration is None:
+            continue
+        parts.append(loop_phrase(eqn.primitive, eqn.subjaxprs[s].param, sub.iteration,
+                                 ev.iterations))
+    if not parts:
+        return ""
+    return "values from " + ", in ".join(parts)

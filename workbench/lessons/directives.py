@@ -3,7 +3,10 @@
 ``trace``, ``values``, ``plot``, ``time`` and ``kmeans`` take what the sub-command of that
 name takes, minus its FILE (the cell is the file) and its output options
 (``workbench.api.commands``); ``values`` takes what ``trace`` does and shows every
-variable's value. ``expect-error KIND`` marks a step meant to fail with that error kind.
+variable's value. ``trace`` and ``values`` also take ``--select NAME`` (repeatable, or
+comma-separated): the Graph nodes the step talks about, selected and centred (default:
+the outputs). ``plot --at X`` puts the crosshair at exactly X. ``expect-error KIND``
+marks a step meant to fail with that error kind.
 
 The cell tags a lesson honours are named here too: ``expect-error[:KIND]``, and Jupyter's
 ``raises-exception`` (any error expected) and ``skip-execution`` (shown, never run), the
@@ -52,6 +55,9 @@ class CallDirective:
     function: str
     args: str
     transforms: tuple[Transform, ...] = ()
+    select: tuple[str, ...] = ()
+    """Graph nodes to select and centre (jaxpr names, or ``outputs``/``inputs``); none: the
+    outputs."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,8 @@ class PlotDirective:
     points: int = 1000
     params: tuple[tuple[str, float], ...] = ()
     wrt: str | None = None
+    at: float | None = None
+    """Where the crosshair goes (``--at X``): the values there, exactly."""
     verb: Literal["plot"] = "plot"
 
 
@@ -132,6 +140,8 @@ def _parser(verb: str) -> argparse.ArgumentParser:
     """One parser per verb, built once: a lesson of a thousand directives opens at once."""
     p = _Parser(prog=f"workbench: {verb}", add_help=False, exit_on_error=False)
     _ADDERS[verb](p)
+    if verb in ("trace", "values"):  # the window's Graph only: the CLI prints every name
+        p.add_argument("--select", action="append", default=[], metavar="NAME")
     return p
 
 
@@ -158,14 +168,15 @@ def parse_directive(text: str) -> Directive:
                 f"unknown transform {bad[0]!r} (known: {', '.join(TRANSFORMS)})")
         call_verb: Literal["trace", "values"] = "trace" if verb == "trace" else "values"
         return CallDirective(call_verb, text, ns.function, ns.args,
-                             tuple(TRANSFORM_NAMED[t] for t in ns.transform))
+                             tuple(TRANSFORM_NAMED[t] for t in ns.transform),
+                             tuple(n for item in ns.select for n in item.split(",") if n))
     if verb == "plot":
         try:
             params = parse_params(ns.param)
         except CommandError as exc:
             raise DirectiveError(str(exc)) from None
         return PlotDirective(text, ns.function, tuple(ns.overlay), ns.order, ns.range_[0],
-                             ns.range_[1], ns.points, tuple(params.items()), ns.wrt)
+                             ns.range_[1], ns.points, tuple(params.items()), ns.wrt, ns.at)
     if verb == "time":
         modes = tuple(m.strip() for m in ns.modes.split(",") if m.strip())
         bad = [m for m in modes if m not in MODES]

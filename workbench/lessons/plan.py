@@ -41,6 +41,14 @@ def curve_requests(d: PlotDirective) -> list[m.SampleCurves]:
             for i, name in enumerate((d.function, *d.overlays))]
 
 
+def point_request(d: PlotDirective) -> m.CurvesAt | None:
+    """The values at the directive's ``--at X`` (where the crosshair goes), if it has one."""
+    if d.at is None:
+        return None
+    return m.CurvesAt(name=d.function, x=d.at, order=d.order, params=dict(d.params) or None,
+                      wrt=d.wrt)
+
+
 def timing_config(d: TimeDirective) -> TimingConfig:
     """How long the directive asks the measurement to take."""
     return TimingConfig(min_batch_s=d.min_batch, repeats=d.repeats, max_measure_s=d.budget)

@@ -9,12 +9,15 @@ The legend sits in the layout to the right of the plot, never on the curves, and
 more columns when its entries would not fit the height. The crosshair readout never
 interpolates: it shows the engine's values at exactly the cursor's x (``sig_cursor_moved``
 asks for them, ``set_point_values`` brings them), including where f is not differentiable.
+A mouse moves a pixel at a time and never lands on such an x, so it snaps, within
+``SNAP_PX``, to 0 and to the kinks the plot knows: those its samples show
+(``sampled_kinks``) and those the engine reported (``set_known_kinks``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +43,8 @@ __all__ = [
     "gap_markers",
     "order_name",
     "order_style",
+    "sampled_kinks",
+    "shortest_decimal",
 ]
 
 LINE_STYLES = (  # f, f′, f″, f‴, f⁽⁴⁾
@@ -50,6 +55,10 @@ LINE_STYLES = (  # f, f′, f″, f‴, f⁽⁴⁾
     Qt.PenStyle.DashDotDotLine,
 )
 RANGE_DEBOUNCE_MS = 30
+SNAP_PX = 5.0  # the mouse snaps to 0 or a kink this close, in pixels
+KINK_RATIO = 8.0  # a jump this many times its neighbours' change is a kink, not a slope
+KINK_TOLERANCE = 1e-3  # and at least this, times max(1, |value|) (the engine's rule too)
+MAX_KINKS = 50  # more jumps than this in one curve are noise, not kinks to snap to
 LINE_WIDTH = 2.0
 SAMPLE_SIZE = (44.0, 16.0)  # a legend sample, long enough for a dash-dot pattern
 LEGEND_MARGIN = 6.0
@@ -108,6 +117,77 @@ def finite_difference_error(x: np.ndarray,
             err[~(err > 0)] = np.nan
             out[k] = err
     return out
+
+
+def shortest_decimal(x: float, tol: float, lo: float, hi: float) -> float:
+    """The number in [lo, hi] within ``tol`` of ``x`` with the fewest decimals (``x`` itself
+    if none): a kink estimated at 0.99999994 is at 1, where a lesson put it."""
+    for decimals in range(-6, 16):
+        r = round(x, decimals)
+        if abs(r - x) <= tol and lo <= r <= hi:
+            return r + 0.0  # -0.0 reads 0
+    return x
+
+
+def _jumps(y: np.ndarray, width: int) -> np.ndarray:
+    """Start indices i where y changes from sample i to i + ``width`` by a jump: at least
+    ``KINK_RATIO`` times the one-sample change just before and just after, and above
+    ``KINK_TOLERANCE``."""
+    with np.errstate(invalid="ignore"):
+        step = np.abs(np.diff(y))
+        change = np.abs(y[width:] - y[:-width])
+        before = np.concatenate(([0.0], step[:len(change) - 1]))
+        after = np.concatenate((step[width:], [0.0]))
+        scale = np.maximum(1.0, np.maximum(np.abs(y[:-width]), np.abs(y[width:])))
+        return np.flatnonzero(np.isfinite(change) & (change > KINK_TOLERANCE * scale)
+                              & (change > KINK_RATIO * np.maximum(before, after)))
+
+
+def _tangents_meet(x: np.ndarray, f: np.ndarray, d1: np.ndarray, i: int,
+                   j: int) -> tuple[float, float]:
+    """Where the tangents at samples i and j meet, and how far off that may be: exact for
+    straight sides (float32 rounding only), off by about the sides' curvature otherwise."""
+    a, b = float(x[i]), float(x[j])
+    jump = float(d1[i] - d1[j])
+    meet = (float(f[j] - f[i]) + float(d1[i]) * a - float(d1[j]) * b) / jump
+    bend = max(abs(float(d1[i] - d1[i - 1])) if i >= 1 else 0.0,
+               abs(float(d1[j + 1] - d1[j])) if j + 1 < len(x) else 0.0)
+    err = bend * (b - a) / abs(jump) + 1e-6 * max(1.0, abs(a), abs(b))
+    return meet, err
+
+
+def sampled_kinks(x: np.ndarray, values: Mapping[int, np.ndarray]) -> list[float]:
+    """Where f or f′ jumps between samples: the x of each kink (or step) of the curves.
+
+    A jump is a change between neighbouring samples at least ``KINK_RATIO`` times the change
+    on either side of it and above ``KINK_TOLERANCE``: a smooth curve changes by about its
+    slope times the spacing, steadily, a kink by the same amount however fine the samples.
+    A sample on the kink itself (JAX's derivative there is a convention, relu′(0) = 0.5)
+    splits the jump over two intervals, so those count too. A kink's x is where the two
+    one-sided tangents meet, or the middle for a step in f, written with the fewest decimals
+    that stay within that estimate's error (relu's kink is at exactly 0, so the engine can
+    say there that relu is not differentiable). Only candidates: the engine has the last word.
+    """
+    found: set[float] = set()
+    n = len(x)
+    f, d1 = values.get(0), values.get(1)
+    for k, y in ((0, f), (1, d1)):
+        if y is None or n < 5:
+            continue
+        single = _jumps(y, 1)
+        double = [i for i in _jumps(y, 2) if i not in single and i + 1 not in single]
+        if len(single) + len(double) > MAX_KINKS:
+            continue  # noise, not kinks
+        for i, width in [*((i, 1) for i in single), *((i, 2) for i in double)]:
+            a, b = float(x[i]), float(x[i + width])
+            est = (a + b) / 2 if width == 1 else float(x[i + 1])
+            tol = (b - a) / 2
+            if k == 1 and f is not None and d1 is not None:
+                meet, err = _tangents_meet(x, f, d1, i, i + width)
+                if math.isfinite(meet) and a <= meet <= b:
+                    est, tol = meet, min(2 * err, 0.05 * (b - a) / width)
+            found.add(shortest_decimal(est, tol, a, b))
+    return sorted(found)
 
 
 class _CurveViewBox(pg.ViewBox):
@@ -204,6 +284,8 @@ class _Series:
     curves: dict[int, pg.PlotDataItem] = field(default_factory=dict)
     gaps: dict[int, pg.ScatterPlotItem] = field(default_factory=dict)
     point: PointValues | None = None  # the engine's values at the crosshair
+    kinks: list[float] = field(default_factory=list)  # from the samples (sampled_kinks)
+    known_kinks: tuple[float, ...] = ()  # where the engine said f is not differentiable
 
 
 @dataclass(frozen=True)
@@ -342,6 +424,7 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
             self.plotItem.removeItem(series.curves.pop(order))
             self.plotItem.removeItem(series.gaps.pop(order))
         series.x, series.values = x, values
+        series.kinks = sampled_kinks(x, values)
         series.point = None  # new samples may mean new parameters: those values are stale
         self._update_data_x_range()
         self._refresh_cursor()
@@ -423,6 +506,33 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
 
     def cursor_x(self) -> float | None:
         return self._cursor_x
+
+    def set_known_kinks(self, function_name: str, xs: Iterable[float]) -> None:
+        """Where the engine said ``function_name`` is not differentiable (for the curves on
+        screen): the mouse snaps there too."""
+        series = self._series.get(function_name)
+        if series is not None:
+            series.known_kinks = tuple(sorted(set(xs)))
+
+    def snap_targets(self) -> list[float]:
+        """The x values the mouse snaps to within ``SNAP_PX``: 0, and every kink the plot
+        knows, from the samples or from the engine."""
+        targets = {0.0}
+        for series in self._series.values():
+            targets.update(series.kinks)
+            targets.update(series.known_kinks)
+        return sorted(targets)
+
+    def snapped(self, x: float) -> float:
+        """``x`` (from the mouse) moved to the nearest snap target within ``SNAP_PX`` pixels;
+        else ``x``. A mouse moves in steps of a pixel, 0.003 on a range of 6, so it never
+        lands on 0 exactly, where relu's derivative does not exist."""
+        per_px = abs(self.vb.viewPixelSize()[0])
+        if not (per_px > 0 and math.isfinite(per_px)):
+            return x
+        reach = SNAP_PX * per_px
+        near = [t for t in self.snap_targets() if abs(t - x) <= reach]
+        return min(near, key=lambda t: abs(t - x)) if near else x
 
     def set_point_values(self, values: PointValues) -> None:
         """The engine's values of one function at the crosshair (the answer to ``CurvesAt``);
@@ -577,7 +687,7 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
     # -- events -------------------------------------------------------------------------------
     def _on_mouse_moved(self, pos: QtCore.QPointF) -> None:
         if self.vb.sceneBoundingRect().contains(pos):
-            self.set_cursor(self.vb.mapSceneToView(pos).x())
+            self.set_cursor(self.snapped(self.vb.mapSceneToView(pos).x()))
 
     def resizeEvent(self, ev: QtGui.QResizeEvent | None) -> None:  # noqa: N802 (Qt naming)
         # GraphicsView resizes in its __init__ before ours has run, and in close() after the

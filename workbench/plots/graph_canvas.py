@@ -33,6 +33,8 @@ class CanvasOwner(Protocol):
 
     def fit(self) -> None: ...
 
+    def fit_all(self) -> None: ...
+
     def tooltip_at(self, pos: QtCore.QPoint) -> str: ...
 
 
@@ -115,7 +117,9 @@ class GraphCanvas(QtWidgets.QGraphicsView):
 
     def keyPressEvent(self, event: QtGui.QKeyEvent) -> None:  # noqa: N802
         key = event.key()
-        if key == Qt.Key.Key_F:
+        if key == Qt.Key.Key_F and event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            self._owner.fit_all()
+        elif key == Qt.Key.Key_F:
             self._owner.fit()
         elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
             self._owner.zoom_by(1.25)

@@ -47,7 +47,7 @@ class Frame:
 
     zoom: float  # view pixels per scene pixel
     marks: Marks
-    selected: int | None
+    selected: tuple[int, ...]
     current: int | None
     selected_var: VarRef | None
     hover_edge: int
@@ -244,12 +244,13 @@ class GraphPainter:
             painter.setPen(_cosmetic(c.line_highlight, 3.0))
             for i in nvis[mask]:
                 painter.drawRect(rects[i].adjusted(-grow, -grow, grow, grow))
-        for idx, colour, width in ((f.selected, c.selected, 3.0),
-                                   (f.current, c.current, 4.5)):
-            if idx is not None:
-                painter.setPen(_cosmetic(colour, width))
-                g2 = grow * (2 if colour == c.current else 1.4)
-                painter.drawRect(rects[idx].adjusted(-g2, -g2, g2, g2))
+        marked = [(i, c.selected, 3.0, 1.4) for i in f.selected]
+        if f.current is not None:
+            marked.append((f.current, c.current, 4.5, 2.0))
+        for idx, colour, width, out in marked:
+            painter.setPen(_cosmetic(colour, width))
+            g2 = grow * out
+            painter.drawRect(rects[idx].adjusted(-g2, -g2, g2, g2))
 
     def _paint_badges(self, painter: QtGui.QPainter, badges: dict[int, str],
                       bounds: tuple[float, float, float, float], text: bool, s: float) -> None:

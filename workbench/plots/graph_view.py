@@ -8,12 +8,17 @@ nodes there are. Hit tests for clicks and tooltips are numpy too
 (``graph.geometry``); what each node is marked as and the tooltips' words come
 from ``graph.marks`` and ``graph.tooltips``. Panning is a drag, zoom the wheel
 (around the cursor), fit F, a double-click on the background or the Fit button.
+
+Fit never makes labels unreadable: a graph too large to read whole is shown
+around what matters (the selection, else the outputs) at the smallest readable
+zoom, and the info line says so; Fit all (Shift+F) shows every node regardless.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
+from typing import Literal
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -23,6 +28,7 @@ from workbench.api.jaxpr import JaxprNode
 from workbench.api.values import Path, ValuesResult, ValueSummary, VarRef
 from workbench.graph import marks as mk
 from workbench.graph.build import build_graph
+from workbench.graph.framing import fit_zoom, focus_centre, nodes_rect, output_nodes, whole_rect
 from workbench.graph.geometry import (
     GraphArrays,
     edge_hit,
@@ -33,6 +39,7 @@ from workbench.graph.geometry import (
 from workbench.graph.model import (
     DisplayGraph,
     GroupId,
+    IoId,
     LayoutOptions,
     NodeId,
     evaluation_order,
@@ -48,6 +55,13 @@ MAX_FIT_SCALE = 1.5
 MIN_SCALE = 0.01
 MAX_SCALE = 8.0
 EDGE_HIT_PX = 5.0
+READABLE_TEXT_PX = 9.0
+"""The smallest font height on screen, in pixels, at which a node's label can still be read
+(about 7 pt): Fit never zooms out further than this to show a large graph whole."""
+FIT_PAD = 16.0
+FIT_MARGIN_PX = 4
+
+FitKind = Literal["fit", "all"]
 
 
 class JaxprGraphView(QtWidgets.QWidget):
@@ -62,6 +76,8 @@ class JaxprGraphView(QtWidgets.QWidget):
     """A group was expanded or collapsed by the user: its id (equation path or ChunkId)."""
     sig_show_values_changed = Signal(bool)
     """The "values" toggle changed (by the user or ``set_show_values``)."""
+    sig_info_changed = Signal(str)
+    """The info line changed: what is shown, and after a partial fit how to see all."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -76,8 +92,11 @@ class JaxprGraphView(QtWidgets.QWidget):
         self._scale = 1.0
         self._scheme = "dark"
         self._colours: GraphColours = graph_colours("dark")
-        self._fit_mode = True
-        self._selected_id: NodeId | None = None
+        self._fit_mode = True  # the view follows resizes with the fit below
+        self._fit_kind: FitKind = "fit"
+        self._partial = False  # the last fit shows part of the graph: the whole is unreadable
+        self._info = ""
+        self._selected_ids: list[NodeId] = []
         self._selected_var: VarRef | None = None
         self._hover_edge = -1
         self._lines: set[int] = set()
@@ -110,14 +129,23 @@ class JaxprGraphView(QtWidgets.QWidget):
         self.fit_button = QtWidgets.QToolButton(self)
         self.fit_button.setObjectName("jaxprGraphFit")
         self.fit_button.setText("Fit")
-        self.fit_button.setToolTip("Show the whole graph (F, or double-click the background)")
+        self.fit_button.setToolTip("Show the graph, or what matters in it when it is too large "
+                                   "to read whole (F, or double-click the background)")
         self.fit_button.clicked.connect(self.fit)
+        self.fit_all_button = QtWidgets.QToolButton(self)
+        self.fit_all_button.setObjectName("jaxprGraphFitAll")
+        self.fit_all_button.setText("Fit all")
+        self.fit_all_button.setToolTip("Show every node, however small (Shift+F)")
+        self.fit_all_button.clicked.connect(self.fit_all)
         self.legend.setWordWrap(True)
+        # Words that wrap rather than widen the panel: a projector's dock is narrow.
+        self.info.setWordWrap(True)
         bar = QtWidgets.QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
         bar.addWidget(self.info, 1)
         bar.addWidget(self.values_box)
         bar.addWidget(self.fit_button)
+        bar.addWidget(self.fit_all_button)
         self.canvas = GraphCanvas(self, self)
         self.message = QtWidgets.QLabel(self)
         self.message.setObjectName("jaxprGraphMessage")
@@ -142,9 +170,10 @@ class JaxprGraphView(QtWidgets.QWidget):
         return self._graph
 
     def set_graph(self, tree: JaxprNode | None, message: str = "") -> None:
-        """Show ``tree`` (None: clear and show ``message``). Values and the stepping position
-        belonged to the old tree and are dropped; expanded/collapsed choices are kept while
-        their paths still exist, and so is the zoom unless the view was fitted."""
+        """Show ``tree`` (None: clear and show ``message``). Values, the selection and the
+        stepping position belonged to the old tree and are dropped; expanded/collapsed
+        choices are kept while their paths still exist, and so is the zoom unless the view
+        was fitted."""
         self._tree = tree
         self._values = None
         self._order_rank = None
@@ -152,6 +181,7 @@ class JaxprGraphView(QtWidgets.QWidget):
         self._step_done = None
         self._hover_edge = -1
         self._selected_var = None
+        self._selected_ids = []  # a frame on another program's node would mislead
         if tree is None:
             self._expanded.clear()
             self._collapsed.clear()
@@ -159,14 +189,15 @@ class JaxprGraphView(QtWidgets.QWidget):
             self._reset_arrays()
             self.message.setText(message)
             self._stack.setCurrentWidget(self.message)
-            self.info.setText("")
+            self._info = ""
+            self._set_partial(False)
             return
         self._stack.setCurrentWidget(self.canvas)
         self._relayout(anchor=None)
 
     def set_controls_visible(self, on: bool) -> None:
         """Show or hide the widget's own bar (values toggle, Fit) when a panel has its own."""
-        for w in (self.values_box, self.fit_button):
+        for w in (self.values_box, self.fit_button, self.fit_all_button):
             w.setVisible(on)
 
     def set_collapse_threshold(self, n: int) -> None:
@@ -202,27 +233,59 @@ class JaxprGraphView(QtWidgets.QWidget):
         return self._graph is not None and self._graph.groups.get(group, (0, False))[1]
 
     def fit(self) -> None:
-        """Show the whole graph (never zoomed in past 1.5x for a small one)."""
-        self._fit_mode = True
-        g = self._graph
-        if g is None:
+        """Show the whole graph when it can be read whole (never zoomed in past 1.5x); else
+        what matters at the smallest readable zoom: the selection, or the outputs, with as
+        much around them as fits. The info line then says so, and that Fit all shows all."""
+        self._fit_mode, self._fit_kind = True, "fit"
+        self._refit()
+
+    def fit_all(self) -> None:
+        """Show every node, however small that makes them."""
+        self._fit_mode, self._fit_kind = True, "all"
+        self._refit()
+
+    def info_text(self) -> str:
+        """The info line: how many equations are shown, and what a partial fit shows."""
+        return self.info.text()
+
+    def fits_partly(self) -> bool:
+        """Whether the last fit shows part of the graph (the whole would be unreadable)."""
+        return self._partial
+
+    def readable_zoom(self) -> float:
+        """The smallest zoom at which node labels can still be read (``READABLE_TEXT_PX``)."""
+        return READABLE_TEXT_PX / QtGui.QFontMetricsF(self._font).height()
+
+    def show_nodes(self, ids: Sequence[NodeId]) -> None:
+        """Select these nodes (equation paths, input or output ids), opening the groups
+        around them, and fit the view to them: the whole graph if it reads whole, else
+        them at a readable zoom. The view keeps them in sight on resizes; no signal."""
+        if self._tree is None or self._graph is None:
             return
-        self._update_scene_rect()
-        pad = 16.0 * self._scale
-        rect = QtCore.QRectF(-pad, -pad, g.width + 2 * pad, g.height + 2 * pad)
-        self.canvas.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        s = self.canvas.scale_factor()
-        if s > MAX_FIT_SCALE or s < MIN_SCALE:
-            self._set_scale(min(max(s, MIN_SCALE), MAX_FIT_SCALE))
-        self._update_scene_rect()
-        self.canvas.centerOn(rect.center())
-        self.canvas.viewport().update()
+        need: list[GroupId] = []
+        for nid in ids:
+            if isinstance(nid, tuple):
+                groups = groups_containing(self._tree, nid, self._graph.options)
+            elif isinstance(nid, IoId) and nid.node:  # inside a sub-jaxpr: open its equation
+                owner = nid.node[:-1]
+                groups = [*groups_containing(self._tree, owner, self._graph.options), owner]
+            else:
+                continue
+            need.extend(g for g in groups if not self._graph.groups.get(g, (0, False))[1])
+        if need:
+            self._expanded.update(need)
+            self._collapsed.difference_update(need)
+            self._relayout(anchor=None, keep_fit=False)
+        self.select_nodes(ids)
+        self.fit()
 
     def zoom_by(self, factor: float, at: QtCore.QPoint | None = None) -> None:
         """Zoom by ``factor`` keeping the scene point under ``at`` (view pixels) in place."""
         if self._graph is None:
             return
         self._fit_mode = False
+        if self._partial:
+            self._set_partial(False)
         view = self.canvas
         at = at if at is not None else view.viewport().rect().center()
         before = view.mapToScene(at)
@@ -266,7 +329,12 @@ class JaxprGraphView(QtWidgets.QWidget):
 
     def select(self, path: Path | None) -> None:
         """Select the node of equation ``path`` (or the group that hides it); no signal."""
-        self._selected_id = path
+        self.select_nodes([] if path is None else [path])
+
+    def select_nodes(self, ids: Sequence[NodeId]) -> None:
+        """Select these nodes (each drawn framed; an equation hidden in a collapsed group
+        frames the group); no signal."""
+        self._selected_ids = list(ids)
         self._selected_var = None
         self.canvas.viewport().update()
 
@@ -289,8 +357,18 @@ class JaxprGraphView(QtWidgets.QWidget):
                 if (sel is not None and e.ref == sel) or k == self._hover_edge]
 
     def selected_node(self) -> int | None:
-        """Index of the node drawn as selected, if any."""
-        return self._index_of(self._selected_id)
+        """Index of the (first) node drawn as selected, if any."""
+        nodes = self.selected_nodes()
+        return nodes[0] if nodes else None
+
+    def selected_nodes(self) -> list[int]:
+        """Indices of the nodes drawn as selected, in the order they were selected."""
+        out: list[int] = []
+        for nid in self._selected_ids:
+            i = self._index_of(nid)
+            if i is not None and i not in out:
+                out.append(i)
+        return out
 
     def center_on(self, path: Path) -> None:
         """Centre equation ``path``, expanding the groups around it; no signal."""
@@ -306,6 +384,7 @@ class JaxprGraphView(QtWidgets.QWidget):
         if i is None:
             return
         self._fit_mode = False
+        self._set_partial(False)
         nd = self._graph.nodes[i]
         if QtGui.QFontMetricsF(self._font).height() * self.canvas.scale_factor() < 2 * TEXT_MIN_PX:
             self._set_scale(1.0)  # too small to read its label: 1:1
@@ -353,7 +432,7 @@ class JaxprGraphView(QtWidgets.QWidget):
         return {"dim": bool(m.dim[i] or m.step_dim[i]), "not_run": bool(m.dim[i]),
                 "not_yet": bool(m.step_dim[i]), "error": bool(m.error[i]),
                 "highlighted": bool(m.line_hl[i]),
-                "selected": self.selected_node() == i, "current": self.current_node() == i}
+                "selected": i in self.selected_nodes(), "current": self.current_node() == i}
 
     def badge(self, i: int) -> str:
         """The badge on node ``i``: "first NaN here", "NaN", "Inf", ... or ""."""
@@ -392,7 +471,8 @@ class JaxprGraphView(QtWidgets.QWidget):
         self._bold = QtGui.QFont(self._font)
         self._bold.setBold(True)
         self._painter.set_fonts(self._font, self._bold, self._scale)
-        for w in (self.legend, self.info, self.values_box, self.fit_button, self.message):
+        for w in (self.legend, self.info, self.values_box, self.fit_button,
+                  self.fit_all_button, self.message):
             f = QtGui.QFont()
             f.setPointSizeF(BASE_FONT_PT * factor)
             w.setFont(f)
@@ -512,10 +592,11 @@ class JaxprGraphView(QtWidgets.QWidget):
         info = f"{sum(1 for nd in g.nodes if nd.kind == 'eqn'):,} equations shown"
         if g.hidden:
             info += f" · {g.hidden:,} inside {groups:,} collapsed groups"
-        self.info.setText(info)
+        self._info = info
+        self._set_partial(False)
         self._update_scene_rect()
         if self._fit_mode and keep_fit:
-            self.fit()
+            self._refit()
             return
         if anchor is not None and old_pos is not None:
             i = g.index.get(anchor)
@@ -529,6 +610,44 @@ class JaxprGraphView(QtWidgets.QWidget):
         else:
             view.centerOn(centre)
         view.viewport().update()
+
+    def _refit(self) -> None:
+        """Fit again as ``fit`` or ``fit_all`` last did (after a resize or a new layout)."""
+        g = self._graph
+        if g is None:
+            return
+        whole = whole_rect(g, FIT_PAD * self._scale)
+        vp = self.canvas.viewport().rect()
+        s = min(max(fit_zoom(whole, vp.width(), vp.height(), FIT_MARGIN_PX), MIN_SCALE),
+                MAX_FIT_SCALE)
+        readable = self.readable_zoom()
+        focus = None
+        if self._fit_kind == "fit" and s < readable:
+            focus = nodes_rect(g, self.selected_nodes() or output_nodes(g))
+        if focus is None:
+            self._set_scale(s)
+            centre = (whole[0] + whole[2] / 2, whole[1] + whole[3] / 2)
+        else:  # what matters, readable, with as much around it as fits
+            self._set_scale(readable)
+            centre = focus_centre(focus, whole, vp.width() / readable, vp.height() / readable)
+        self._update_scene_rect()
+        self.canvas.centerOn(*centre)
+        self._set_partial(focus is not None)
+        self.canvas.viewport().update()
+
+    def _set_partial(self, partial: bool) -> None:
+        """The info line: what is shown, and after a partial fit how to see the rest."""
+        self._partial = partial
+        text = self._info
+        if partial:
+            outputs = output_nodes(self._graph) if self._graph is not None else []
+            what = "the outputs" if set(self.selected_nodes()) <= set(outputs) else \
+                "the selection"
+            text += (f" · too big to read whole: showing {what} and around them; "
+                     "Fit all (Shift+F) shows everything")
+        if text != self.info.text():
+            self.info.setText(text)
+            self.sig_info_changed.emit(text)
 
     def _set_scale(self, s: float) -> None:
         t = QtGui.QTransform()
@@ -587,7 +706,7 @@ class JaxprGraphView(QtWidgets.QWidget):
             return
         self._update_scene_rect()
         if self._fit_mode:
-            self.fit()
+            self._refit()
 
     def _toggle_hit(self, i: int, pos: QtCore.QPoint) -> bool:
         """Whether ``pos`` is on the +/- box at the right end of group node ``i``."""
@@ -610,12 +729,12 @@ class JaxprGraphView(QtWidgets.QWidget):
                 self._user_toggle(nd.group)
                 return
             if isinstance(nd.id, tuple):
-                self._selected_id = nd.id
+                self._selected_ids = [nd.id]
                 self._selected_var = None
                 self.canvas.viewport().update()
                 self.sig_node_selected.emit(nd.id)
             elif nd.ref is not None:
-                self._selected_id = nd.id
+                self._selected_ids = [nd.id]
                 self._selected_var = nd.ref
                 self.canvas.viewport().update()
                 self.sig_var_selected.emit(nd.ref)
@@ -623,7 +742,7 @@ class JaxprGraphView(QtWidgets.QWidget):
         e = self.edge_at(pos)
         if e is not None and g.edges[e].ref is not None:
             self._selected_var = g.edges[e].ref
-            self._selected_id = None
+            self._selected_ids = []
             self.canvas.viewport().update()
             self.sig_var_selected.emit(g.edges[e].ref)
 
@@ -656,7 +775,7 @@ class JaxprGraphView(QtWidgets.QWidget):
 
     def _paint(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:
         frame = Frame(zoom=self.canvas.scale_factor(), marks=self._marks,
-                      selected=self.selected_node(), current=self.current_node(),
+                      selected=tuple(self.selected_nodes()), current=self.current_node(),
                       selected_var=self._selected_var, hover_edge=self._hover_edge,
                       show_values=self._show_values and self._values is not None,
                       summary=self._node_summary)

@@ -1,16 +1,19 @@
 """The Hessian of f: R^n -> R at a point, as a heatmap with a colour bar.
 
 A diverging, colour-blind-safe map centred on zero: the sign of a curvature is
-what a student reads first. Small matrices also print their values in the cells.
+what a student reads first. Small matrices also print their values in the cells. The row
+and column axes count indices: a tick per named index (x0, x1, ...), thinned when names
+would collide, never a fraction of one nor a "(x0.001)" scale.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui
 
 from workbench.plots.presentation import (
     BASE_FONT_PT,
@@ -21,6 +24,54 @@ from workbench.plots.presentation import (
 )
 
 LABEL_MAX_N = 8
+INDEX_STEPS = (1, 2, 5)  # label every 1st, 2nd, 5th, 10th, 20th... index as room allows
+
+
+class _IndexAxis(pg.AxisItem):
+    """A row or column axis of the matrix: one tick per index at its cell's centre, named
+    (x0, x1, ...), every 2nd, 5th, 10th... when names would collide; never a fraction of an
+    index, never a "(x0.001)" scale."""
+
+    def __init__(self, orientation: str) -> None:
+        super().__init__(orientation)
+        self.enableAutoSIPrefix(False)
+        self.names: list[str] = []
+
+    def set_names(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+        self.picture = None  # pyqtgraph's cached drawing
+        self.update()
+
+    def index_step(self, size: float) -> int:
+        """Label every ``index_step``-th index, so ``size`` pixels hold the labels."""
+        n = len(self.names)
+        lo, hi = sorted(self.range)
+        if n == 0 or size <= 0 or hi <= lo:
+            return 1
+        metrics = QtGui.QFontMetricsF(self.style["tickFont"] or QtGui.QFont())
+        if self.orientation in ("left", "right"):
+            room = metrics.height()
+        else:
+            room = max(metrics.horizontalAdvance(name) for name in self.names)
+        room += metrics.averageCharWidth()
+        per_index = size / (hi - lo)
+        decade = 1
+        while True:
+            for step in INDEX_STEPS:
+                if step * decade * per_index >= room or step * decade >= n:
+                    return step * decade
+            decade *= 10
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802
+        lo, hi = sorted((minVal, maxVal))
+        step = self.index_step(size)
+        first = max(0, math.ceil(lo - 0.5))
+        centres = [i + 0.5 for i in range(first, len(self.names), step) if i + 0.5 <= hi]
+        return [(float(step), centres)] if centres else []
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+        n = len(self.names)
+        return [self.names[int(v)] if 0 <= int(v) < n else "" for v in values]
 
 
 class HessianHeatmap(pg.GraphicsLayoutWidget):
@@ -32,7 +83,8 @@ class HessianHeatmap(pg.GraphicsLayoutWidget):
         self._scale = 1.0
         self._matrix = np.zeros((0, 0))
         self._names: list[str] = []
-        self.plotItem: pg.PlotItem = self.addPlot()
+        self._axes = {"left": _IndexAxis("left"), "bottom": _IndexAxis("bottom")}
+        self.plotItem: pg.PlotItem = self.addPlot(axisItems=self._axes)
         self.plotItem.setAspectLocked(True)
         self.plotItem.invertY(True)  # row 0 on top, as the matrix is written
         self.plotItem.setMouseEnabled(x=False, y=False)
@@ -59,9 +111,8 @@ class HessianHeatmap(pg.GraphicsLayoutWidget):
         self.image.setImage(np.where(np.isfinite(m), m, 0.0), levels=(-vmax, vmax))
         self.image.setRect(QtCore.QRectF(0, 0, n, n))
         self.colorbar.setLevels((-vmax, vmax))
-        ticks = [(i + 0.5, name) for i, name in enumerate(self._names)]
-        for axis in ("left", "bottom"):
-            self.plotItem.getAxis(axis).setTicks([ticks])
+        for axis in self._axes.values():
+            axis.set_names(self._names)
         self._set_cell_labels()
         self.plotItem.setRange(xRange=(0, n), yRange=(0, n), padding=0.02)
 
@@ -72,6 +123,15 @@ class HessianHeatmap(pg.GraphicsLayoutWidget):
         """The tooltip for cell (i, j)."""
         a, b = self._names[i], self._names[j]
         return f"∂²f/∂{a}∂{b} = H[{i}, {j}] = {self._matrix[i, j]:.6g}"
+
+    def tick_labels(self, axis: str = "bottom") -> list[tuple[float, str]]:
+        """The (position, text) of each tick an index axis draws at its current size."""
+        item = self._axes[axis]
+        vb = self.plotItem.vb
+        length = vb.height() if axis == "left" else vb.width()
+        lo, hi = item.range
+        return [(v, text) for spacing, values in item.tickValues(lo, hi, length)
+                for v, text in zip(values, item.tickStrings(values, 1.0, spacing), strict=True)]
 
     def cell_labels(self) -> list[str]:
         return [t.textItem.toPlainText() for t in self._labels if t.isVisible()]

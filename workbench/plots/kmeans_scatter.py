@@ -7,10 +7,16 @@ as a painter would); a frame is then one gather and one scatter of uint8 labels
 into that raster, which pyqtgraph draws through a label -> colour lookup table.
 That costs O(N) simple numpy work per frame instead of ``ScatterPlotItem.setData``'s
 ~2.8 us per point. Small data sets (the tutorial's) keep round markers instead.
+
+The view keeps one unit the same length across and up (k-means distances are
+Euclidean), so only a widget of the data's shape shows the data edge to edge:
+``width_for_height`` and ``height_for_width`` say what shape that is, for the
+panel to size the scatter by.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -33,7 +39,17 @@ MAX_CLUSTERS = 254
 VORONOI_GRID = (150, 200)  # rows, columns: coarse is enough for a background tint
 # Below these (pixels, at presentation scale 1) the axes crowd the points or the curve out.
 SCATTER_MIN_SIZE = (240, 200)
-DISTORTION_MIN_HEIGHT = 120
+DISTORTION_MIN_SIZE = (160, 120)
+# What the axes' larger text takes per unit of presentation scale above 1 (the plot area
+# inside need not grow): a projector's 1.5x keeps the scatter within a 400 px dock.
+AXIS_GROWTH = (60, 40)
+VIEW_PADDING = 0.05  # of the data's span, on each side
+ASPECT_LIMITS = (0.2, 5.0)  # a data set on a line still gets a usable widget shape
+
+
+def _min_size(base: tuple[int, int], factor: float) -> tuple[int, int]:
+    grow = max(float(factor), 1.0) - 1.0
+    return (round(base[0] + AXIS_GROWTH[0] * grow), round(base[1] + AXIS_GROWTH[1] * grow))
 
 
 def _argb_lut(alpha: int) -> np.ndarray:
@@ -175,12 +191,58 @@ class KMeansScatter(pg.PlotWidget):
         self._draw_centroids()
 
     def fit_view(self) -> None:
-        """Show all (finite) points."""
+        """Show all (finite) points: edge to edge in the direction the widget's shape limits
+        (the other shows more, as the locked aspect needs), with a small margin."""
+        box = self.data_box()
+        if box is None:
+            return
+        (x0, x1), (y0, y1) = box
+        self.vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=VIEW_PADDING)
+
+    def data_box(self) -> tuple[tuple[float, float], tuple[float, float]] | None:
+        """((x min, x max), (y min, y max)) of the finite points; None without any."""
         ok = np.isfinite(self._x) & np.isfinite(self._y)
         if not ok.any():
-            return
+            return None
         x, y = self._x[ok], self._y[ok]
-        self.vb.setRange(xRange=(x.min(), x.max()), yRange=(y.min(), y.max()), padding=0.05)
+        return (float(x.min()), float(x.max())), (float(y.min()), float(y.max()))
+
+    def data_aspect(self) -> float:
+        """Width over height of the data's box (4:3 before there is data), kept within
+        ``ASPECT_LIMITS`` so that points on a line still get a usable shape."""
+        box = self.data_box()
+        if box is None:
+            return 4.0 / 3.0
+        (x0, x1), (y0, y1) = box
+        w, h = x1 - x0, y1 - y0
+        if w <= 0 and h <= 0:
+            return 1.0
+        aspect = w / h if h > 0 else ASPECT_LIMITS[1]
+        return min(max(aspect, ASPECT_LIMITS[0]), ASPECT_LIMITS[1])
+
+    def chrome(self) -> tuple[int, int]:
+        """Pixels across and up that the axes and margins take around the view box."""
+        vw, vh = self.vb.width(), self.vb.height()
+        if vw <= 1 or vh <= 1 or vw > self.width() or vh > self.height():  # not laid out yet
+            left = self.plotItem.getAxis("left")
+            bottom = self.plotItem.getAxis("bottom")
+            return (math.ceil(left.boundingRect().width()) + 3,
+                    math.ceil(bottom.boundingRect().height()) + 3)
+        return self.width() - math.floor(vw), self.height() - math.floor(vh)
+
+    def width_for_height(self, height: int) -> int:
+        """The widget width that, at ``height`` pixels tall, shows the data edge to edge
+        in both directions (never below the minimum width)."""
+        cw, ch = self.chrome()
+        width = cw + math.ceil(max(height - ch, 1) * self.data_aspect())
+        return max(width, self.minimumWidth())
+
+    def height_for_width(self, width: int) -> int:
+        """The widget height that, at ``width`` pixels wide, shows the data edge to edge
+        in both directions (never below the minimum height)."""
+        cw, ch = self.chrome()
+        height = ch + math.ceil(max(width - cw, 1) / self.data_aspect())
+        return max(height, self.minimumHeight())
 
     def set_frame(self, labels: np.ndarray, centroids: np.ndarray,
                   trails: Sequence[np.ndarray] = (), empty: np.ndarray | None = None) -> None:
@@ -394,8 +456,7 @@ class KMeansScatter(pg.PlotWidget):
     def set_presentation_scale(self, factor: float) -> None:
         """Scale fonts, centroid markers, trails and (small data sets) point markers."""
         self._scale = float(factor)
-        grow = max(self._scale, 1.0)
-        self.setMinimumSize(int(SCATTER_MIN_SIZE[0] * grow), int(SCATTER_MIN_SIZE[1] * grow))
+        self.setMinimumSize(*_min_size(SCATTER_MIN_SIZE, self._scale))
         scale_plot_item(self.plotItem, factor)
         self._markers.setSize(7 * factor)
         self._draw_centroids()
@@ -408,13 +469,33 @@ class KMeansScatter(pg.PlotWidget):
         self._draw_centroids()
 
 
+class IterationAxis(pg.AxisItem):
+    """An axis of counts (iterations): ticks on whole numbers only, written as such, and
+    never an "(x0.001)" scale in the label, however short the run."""
+
+    def __init__(self, orientation: str, **kwargs: object) -> None:
+        super().__init__(orientation, **kwargs)
+        self.enableAutoSIPrefix(False)
+
+    def tickSpacing(self, minVal: float, maxVal: float,  # noqa: N802, N803 (pyqtgraph's)
+                    size: float) -> list[tuple[float, float]]:
+        levels = [(float(round(spacing)), 0.0)
+                  for spacing, _offset in super().tickSpacing(minVal, maxVal, size)
+                  if spacing >= 1 - 1e-9 and abs(spacing - round(spacing)) < 1e-9]
+        return levels or [(1.0, 0.0)]
+
+    def tickStrings(self, values: list[float], scale: float,  # noqa: N802 (pyqtgraph's)
+                    spacing: float) -> list[str]:
+        return [f"{round(v * scale):d}" for v in values]
+
+
 class DistortionPlot(pg.PlotWidget):
     """Distortion (the mean squared distance) per iteration, the current iteration marked."""
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(parent, axisItems={"bottom": IterationAxis("bottom")})
         self.setObjectName("distortionPlot")
-        self.setMinimumHeight(DISTORTION_MIN_HEIGHT)
+        self.setMinimumSize(*DISTORTION_MIN_SIZE)
         self._scale = 1.0
         self._fg = scheme_colours("dark")[1]
         self._history = np.empty(0)
@@ -440,10 +521,14 @@ class DistortionPlot(pg.PlotWidget):
         if self._current is not None and self._current >= len(self._history):
             self._current = None
         self.set_current(self._current)
+        # Iterations 0 .. last, and at least 0 .. 1: a run that stops at once would
+        # otherwise get a span of +-0.5 (the view's arbitrary span for a single x).
+        vb = self.plotItem.vb
+        vb.setXRange(0, max(len(self._history) - 1, 1), padding=VIEW_PADDING)
         # pyqtgraph fits the axes only when it next paints: a hidden or not yet painted
         # plot would keep its old range (0-1 on a fresh one) for whoever reads or exports it.
-        self.plotItem.vb.enableAutoRange()
-        self.plotItem.vb.updateAutoRange()
+        vb.enableAutoRange(axis=pg.ViewBox.YAxis)
+        vb.updateAutoRange()
 
     def set_current(self, i: int | None) -> None:
         """Mark iteration ``i`` (the scrubber's position); None clears the mark."""
@@ -465,7 +550,9 @@ class DistortionPlot(pg.PlotWidget):
     def set_presentation_scale(self, factor: float) -> None:
         """Scale fonts, the line and the markers (and the height they need)."""
         self._scale = float(factor)
-        self.setMinimumHeight(int(DISTORTION_MIN_HEIGHT * max(self._scale, 1.0)))
+        grow = max(self._scale, 1.0)
+        self.setMinimumSize(round(DISTORTION_MIN_SIZE[0] * grow),
+                            round(DISTORTION_MIN_SIZE[1] * grow))
         scale_plot_item(self.plotItem, factor)
         colour = QtGui.QColor(cluster_colour(0))
         self._curve.setPen(pg.mkPen(colour, width=2 * factor))

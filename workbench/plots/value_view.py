@@ -2,10 +2,9 @@
 
 The panel feeds it: ``show_value`` with the engine's summary (the histogram needs
 nothing more), ``show_array`` once the full array it asked for arrives, and
-``show_carry`` for a loop's scalar carry over its iterations. A 1-D array is a
-line, a 2-D one a heatmap with a colour bar, more dimensions a heatmap of the last
-two axes with one spin box per leading axis, a scalar its value in large type; a
-histogram tab is there for any array and a table for small ones.
+``show_carry`` for a loop's scalar carry over its iterations. A 1-D array is a line,
+a 2-D one a heatmap with a colour bar, more dimensions one of the last two axes with a
+spin box per leading axis, a scalar in large type; a histogram and a small table too.
 
 Every pyqtgraph item is built once; new data only goes through ``setData`` /
 ``setImage``. A long line is downsampled to the pixels it covers and clipped to the
@@ -54,7 +53,7 @@ from workbench.plots.presentation import (
     style_plot_item,
 )
 
-__all__ = ["PICTURE_KINDS", "TABLE_MAX", "ValueView"]
+__all__ = ["PICTURE_KINDS", "TABLE_MAX", "IndexAxis", "ValueView"]
 
 PICTURE_KINDS = ("none", "histogram", "line", "heatmap", "scalar", "carry")
 TABLE_MAX = 64  # elements; a larger array has no table
@@ -75,6 +74,62 @@ HIST_COLOUR = OKABE_ITO[5]
 CARRY_COLOUR = OKABE_ITO[2]
 DIVERGING_MAP = "CET-CBD1"
 SEQUENTIAL_MAP = "cividis"
+
+
+class IndexAxis(pg.AxisItem):
+    """An axis of whole numbers (indices, iterations, counts): integer ticks in full, never a
+    fraction or a "(x0.001)" scale; ``offset`` 0.5 ticks the centres of heatmap cells."""
+
+    def __init__(self, orientation: str, offset: float = 0.0) -> None:
+        super().__init__(orientation)
+        self.offset = offset
+        self.enableAutoSIPrefix(False)
+
+    def tickValues(self, minVal: float, maxVal: float, size: float  # noqa: N802,N803
+                   ) -> list[tuple[float, list[float]]]:
+        off = self.offset
+        lo, hi = sorted((minVal - off, maxVal - off))
+        levels = [(sp, [v + off for v in vals if float(v).is_integer()])
+                  for sp, vals in super().tickValues(lo, hi, size)
+                  if sp >= 1 and float(sp).is_integer()]
+        # Zoomed in past one unit: the whole numbers in view, if any.
+        return levels or [(1.0, [i + off for i in range(math.ceil(lo), math.floor(hi) + 1)])]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float  # noqa: N802
+                    ) -> list[str]:
+        return [str(int(round(v - self.offset))) for v in values]
+
+
+class FittedLabel(QtWidgets.QLabel):
+    """A value in large type (``set_point_size``) that shrinks to the width it gets rather
+    than widen the view (a projector's dock is narrow)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pt = 0.0
+        self.setMinimumWidth(1)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+    def set_point_size(self, pt: float) -> None:
+        self._pt = pt
+        self._fit()
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt override)
+        super().setText(text)
+        self._fit()
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        f = font(self._pt, bold=True)
+        wide = QtGui.QFontMetricsF(f).horizontalAdvance(self.text())
+        room = max(self.width() - 8.0, 1.0)
+        f.setPointSizeF(max(self._pt * min(1.0, room / max(wide, 1.0)), BASE_FONT_PT))
+        if f != self.font():
+            self.setFont(f)
 
 
 class ValueView(QtWidgets.QWidget):
@@ -126,18 +181,16 @@ class ValueView(QtWidgets.QWidget):
         self.message.setObjectName("valueMessage")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
-        self.scalar_label = QtWidgets.QLabel()
+        self.scalar_label = FittedLabel()
         self.scalar_label.setObjectName("valueScalar")
-        self.scalar_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.scalar_label.setWordWrap(True)
-        self.scalar_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        self.histPlot = self._plot_widget("valueHistogram", "value", "count")
+        self.histPlot = self._plot_widget("valueHistogram", "value", "count",
+                                          left=IndexAxis("left"))
         self.histPlot.plotItem.setMouseEnabled(y=False)
         self._bars = pg.BarGraphItem(x0=[], x1=[], height=[])
         self.histPlot.addItem(self._bars)
 
-        self.linePlot = self._plot_widget("valueLine", "index", "value")
+        self.linePlot = self._plot_widget("valueLine", "index", "value", bottom=IndexAxis("bottom"))
         # The PlotItem hands its own modes to every curve it is given; so set them there.
         self.linePlot.plotItem.setDownsampling(auto=True, mode="peak")
         self.linePlot.plotItem.setClipToView(True)
@@ -147,20 +200,23 @@ class ValueView(QtWidgets.QWidget):
         self.linePlot.addItem(self._curve)
         self.linePlot.addItem(self._bad_marks)
 
-        self.carryPlot = self._plot_widget("valueCarry", "iteration", "carry")
+        self.carryPlot = self._plot_widget("valueCarry", "iteration", "carry",
+                                           bottom=IndexAxis("bottom"))
         self.carryPlot.plotItem.setDownsampling(auto=True, mode="peak")
         self._carry_curve = pg.PlotDataItem(connect="finite")
         self.carryPlot.addItem(self._carry_curve)
         self._carry: tuple[np.ndarray, np.ndarray] = (np.empty(0), np.empty(0))
-        self.carry_error_box = QtWidgets.QCheckBox("distance to the last value, log scale")
+        self.carry_error_box = QtWidgets.QCheckBox("error, log scale")
         self.carry_error_box.setObjectName("carryLogError")
         self.carry_error_box.setToolTip(
-            "|x_k − x_last| on a log axis: Newton's method doubles its correct digits per step")
+            "the distance to the last value, |x_k − x_last|, on a log axis: Newton's method "
+            "doubles its correct digits per step")
         self.carry_error_box.toggled.connect(self._on_carry_error_toggled)
 
         self.heatmap = pg.GraphicsLayoutWidget()
         self.heatmap.setObjectName("valueHeatmap")
-        self.imagePlot: pg.PlotItem = self.heatmap.addPlot()
+        self.imagePlot: pg.PlotItem = self.heatmap.addPlot(axisItems={
+            "bottom": IndexAxis("bottom", 0.5), "left": IndexAxis("left", 0.5)})
         self.imagePlot.invertY(True)  # row 0 on top, as numpy prints a matrix
         self.image = pg.ImageItem(axisOrder="row-major", autoDownsample=True)
         self._overlay = pg.ImageItem(axisOrder="row-major")  # NaN/Inf cells only
@@ -207,13 +263,14 @@ class ValueView(QtWidgets.QWidget):
         label = QtWidgets.QLabel()
         label.setObjectName(name)
         label.setWordWrap(True)
+        label.setMinimumWidth(1)  # a long equation wraps to the width there is, never widens
         label.setTextFormat(Qt.TextFormat.PlainText)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         return label
 
     @staticmethod
-    def _plot_widget(name: str, bottom: str, left: str) -> pg.PlotWidget:
-        w = pg.PlotWidget()
+    def _plot_widget(name: str, bottom: str, left: str, /, **axes: pg.AxisItem) -> pg.PlotWidget:
+        w = pg.PlotWidget(axisItems=axes)
         w.setObjectName(name)
         w.plotItem.setLabel("bottom", bottom)
         w.plotItem.setLabel("left", left)
@@ -464,7 +521,7 @@ class ValueView(QtWidgets.QWidget):
         for w in (self.summary_label, self.bad_label, self.note_label, self.tabs, self.table,
                   self.message, self._slice_title, self._slice_text, *self._spins):
             w.setFont(font(BASE_FONT_PT * f))
-        self.scalar_label.setFont(font(BASE_LABEL_PT * SCALAR_FONT_FACTOR * f, bold=True))
+        self.scalar_label.set_point_size(BASE_LABEL_PT * SCALAR_FONT_FACTOR * f)
         for item in (self.histPlot.plotItem, self.linePlot.plotItem, self.carryPlot.plotItem,
                      self.imagePlot):
             scale_plot_item(item, f)
@@ -589,7 +646,9 @@ class ValueView(QtWidgets.QWidget):
     # line
     def _set_line(self, x: np.ndarray, y: np.ndarray) -> None:
         finite = np.isfinite(y)
-        self._curve.setData(x, np.where(finite, y, np.nan), connect="finite")
+        # All non-finite: only their marks (pyqtgraph warns on an all-NaN curve).
+        shown = (x, np.where(finite, y, np.nan)) if finite.any() else ([], [])
+        self._curve.setData(*shown, connect="finite")
         self._curve.setSymbol("o" if y.size <= SYMBOLS_MAX else None)
         bad = np.flatnonzero(~finite)[:MARKERS_MAX]
         if bad.size:
@@ -648,7 +707,7 @@ class ValueView(QtWidgets.QWidget):
             self._overlay.setVisible(True)
         small = max(h, w) <= CELL_LABELS_MAX_SIDE
         self._set_cell_labels(img if small else None)
-        # a small slice numbers its cells at their centres; a large one takes pyqtgraph's ticks
+        # a small slice numbers every cell; a large one takes whole-number ticks at centres
         self.imagePlot.getAxis("bottom").setTicks([[(j + 0.5, str(j)) for j in range(w)]]
                                                   if small else None)
         self.imagePlot.getAxis("left").setTicks([[(i + 0.5, str(i)) for i in range(h)]]

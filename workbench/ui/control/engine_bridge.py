@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
@@ -53,6 +54,12 @@ class EngineBridge(QObject):
         self._client: EngineClient | None = None
         self._state = "starting"
         self._sig_call.connect(self._on_call, Qt.ConnectionType.QueuedConnection)
+        # Each request's handlers, by id, held here on the GUI thread: the client's thread
+        # holds only the id, so a handler (a panel's method) is never released there, which
+        # would destroy the panel's Qt objects outside the GUI thread.
+        self._handlers: dict[str, tuple[str | None, ReplyHandler | None,
+                                        EventHandler | None]] = {}
+        self._keyed: dict[str, str] = {}  # the latest request of each superseding key
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -117,35 +124,51 @@ class EngineBridge(QObject):
             self.start()
         client = self._client
         assert client is not None
-
-        def deliver(reply: p.Reply) -> None:
-            # The client owns superseding: a newer request of this key may have gone out
-            # after this reply came in, while it waited for the GUI thread.
-            if key is not None and not client.is_current(key, request.id):
-                return
-            assert on_reply is not None
-            on_reply(reply)
-
-        reply_cb = (lambda r: self._post(deliver, r)) if on_reply else None
-        event_cb = (lambda e: self._post(on_event, e)) if on_event else None
-        rid = client.request(request, reply_cb, event_cb, key=key)
+        rid = request.id
+        reply_cb = event_cb = None
+        if key is not None:  # the one it supersedes is never answered: forget its handlers
+            self._handlers.pop(self._keyed.pop(key, ""), None)
+        if on_reply is not None or on_event is not None:
+            self._handlers[rid] = (key, on_reply, on_event)
+            if key is not None:
+                self._keyed[key] = rid
+            reply_cb = partial(self._post, self._deliver_reply, rid)
+            event_cb = partial(self._post, self._deliver_event, rid) if on_event else None
+        sent = client.request(request, reply_cb, event_cb, key=key)
         self.sig_request_sent.emit(request)
-        return rid
+        return sent
 
-    def _post(self, fn: Callable[[Any], None], arg: Any) -> None:
-        """Queue ``fn(arg)`` for the GUI thread, from the client's I/O thread.
+    def _deliver_reply(self, rid: str, reply: p.Reply) -> None:
+        key, on_reply, _ = self._handlers.pop(rid, (None, None, None))
+        if key is not None and self._keyed.get(key) == rid:
+            del self._keyed[key]
+        client = self._client
+        # The client owns superseding: a newer request of this key may have gone out after
+        # this reply came in, while it waited for the GUI thread.
+        if on_reply is None or (key is not None and client is not None
+                                and not client.is_current(key, rid)):
+            return
+        on_reply(reply)
+
+    def _deliver_event(self, rid: str, event: p.Event) -> None:
+        on_event = self._handlers.get(rid, (None, None, None))[2]
+        if on_event is not None:
+            on_event(event)
+
+    def _post(self, fn: Callable[..., None], *args: Any) -> None:
+        """Queue ``fn(*args)`` for the GUI thread, from the client's I/O thread.
 
         A bridge deleted with its window before its client was closed has no
         signal left to emit; the late reply or notice then has nobody to tell.
         """
         with contextlib.suppress(RuntimeError):  # "Signal source has been deleted"
-            self._sig_call.emit(fn, arg)
+            self._sig_call.emit(fn, args)
 
     # ------------------------------------------------------------------ slots
 
     @Slot(object, object)
-    def _on_call(self, fn: Callable[[Any], None], arg: Any) -> None:
-        fn(arg)
+    def _on_call(self, fn: Callable[..., None], args: tuple[Any, ...]) -> None:
+        fn(*args)
 
     def _on_state(self, state: str) -> None:
         if state != self._state:

@@ -70,6 +70,7 @@ class Session(QObject):
         self.values: ValuesResult | None = None  # of ``trace``, once evaluated
         self.source_failure: Reply | None = None  # why the editor's source did not run
         self.loads = 0  # sources loaded so far: samples older than the last load are stale
+        self.source: tuple[str, str] | None = None  # (file name, text) of the last load
         self.engine_state = engine.state
         self.devices: DeviceReport | None = None  # None until the engine first answers
         self.last_edit = float("-inf")  # time.monotonic() of the last edit that will run
@@ -84,9 +85,12 @@ class Session(QObject):
         return [f.name for f in self.functions]
 
     def set_functions(self, functions: tuple[FunctionInfo, ...],
-                      printed: Printed | None = None) -> None:
-        """A source was loaded: its functions and what its top-level code printed."""
+                      printed: Printed | None = None,
+                      source: tuple[str, str] | None = None) -> None:
+        """A source was loaded: its functions, what its top-level code printed, and its file
+        name and text (what a measurement made on it is compared by)."""
         self.functions = tuple(functions)
+        self.source = source
         self.load_printed = printed or Printed()
         self.source_failure = None
         self.loads += 1

@@ -95,10 +95,9 @@ class TraceController(QObject):
             # A function the new source is to define (a lesson step's): trace that one.
             call = Call(self.controls.requested(), call.args, call.transforms)
         trace = self._trace_request(call) if call is not None else None
-        self.requests.load(
-            p.LoadSource(source=self._source(), filename=self._filename(), trace=trace,
-                         keep_names=self.keep_names, cell=self.keep_names),
-            lambda reply: self._on_loaded(reply, trace))
+        load = p.LoadSource(source=self._source(), filename=self._filename(), trace=trace,
+                            keep_names=self.keep_names, cell=self.keep_names)
+        self.requests.load(load, lambda reply: self._on_loaded(reply, trace, load))
 
     def trace(self) -> None:
         """Trace the current call with the source already loaded."""
@@ -156,7 +155,7 @@ class TraceController(QObject):
 
     # ------------------------------------------------------------------ replies
 
-    def _on_loaded(self, reply: p.Reply, sent: p.Trace | None) -> None:
+    def _on_loaded(self, reply: p.Reply, sent: p.Trace | None, load: p.LoadSource) -> None:
         loaded = p.result_value(reply, p.Functions)
         if loaded is None:
             if isinstance(reply, p.UserCodeFailure | p.UsageFailure):  # not a crash or a stop
@@ -165,7 +164,8 @@ class TraceController(QObject):
             self.sig_loaded.emit(reply)
             return
         self.controls.set_functions(loaded.functions)
-        self.session.set_functions(loaded.functions, loaded.printed)
+        self.session.set_functions(loaded.functions, loaded.printed,
+                                   source=(load.filename, load.source))
         call = self._sync_call()
         if call is None:
             self.sig_no_functions.emit()

@@ -55,6 +55,7 @@ from workbench.ui.storage.document import DocumentController
 from workbench.ui.storage.settings import Settings
 
 if TYPE_CHECKING:  # the panels load pyqtgraph: built after the window's first paint
+    from workbench.ui.panels.graph_panel import GraphPanel
     from workbench.ui.panels.kmeans_panel import KMeansPanel
     from workbench.ui.panels.plot_panel import FunctionPlotPanel
     from workbench.ui.panels.timing_panel import TimingPanel
@@ -79,6 +80,7 @@ class LessonPanels:
     plot: FunctionPlotPanel
     timing: TimingPanel
     kmeans: KMeansPanel
+    graph: GraphPanel
 
 NOT_RUN = ("not run: you chose not to run this lesson's code. Its code is in the editor: "
            "press Run to run it anyway, or open the lesson again to be asked again")
@@ -88,6 +90,7 @@ SKIPPED = ("not run: this step is tagged skip-execution (its code is only to rea
 PAUSED = "lesson open: pick a step (PageDown) to run its code"
 GONE = ("the lesson file is gone from disk: the lesson stays open from memory, and "
         "Save lesson writes it again")
+CONSOLE = "consoleDock"
 DOCKS = {"values": "graphDock", "plot": "plotDock", "time": "timingDock",
          "kmeans": "kmeansDock"}
 
@@ -462,9 +465,10 @@ class LessonController(QObject):
                 controls.forget_wanted()
         finally:
             controls.blockSignals(False)
-        dock = DOCKS.get(directive.verb) if directive is not None else None
-        if dock is not None:
-            self.host.show_panel(dock)
+        # The step's panel comes forward; a step about its code shows its output in the
+        # console, so no panel of an earlier step stays in front.
+        self.host.show_panel(DOCKS.get(directive.verb, CONSOLE) if directive is not None
+                             else CONSOLE)
         self._pending = step.number
         self._outputs.pop(step.number, None)
         self.panel.outputs.show_running()
@@ -484,6 +488,9 @@ class LessonController(QObject):
         directive = lesson.step(number).directive
         if not isinstance(directive, CallDirective):
             self._on_succeeded()  # its code ran: a trace with guessed arguments is no verdict
+        elif directive.verb == "values" or directive.select:
+            # The Graph looks where the step's text points (its outputs, unless it names).
+            self.host.lesson_panels().graph.select_names(directive.select or ("outputs",))
         if isinstance(directive, PlotDirective | TimeDirective | KMeansDirective):
             panels = self.host.lesson_panels()
             if isinstance(directive, PlotDirective):
@@ -508,6 +515,8 @@ class LessonController(QObject):
 
     def _apply_plot(self, panels: LessonPanels, d: PlotDirective) -> None:
         panels.plot.show_requested(curve_requests(d))
+        if d.at is not None:
+            panels.plot.set_crosshair(d.at)
         if d.wrt:
             self._add_note(f"the Plot panel varies the first argument: --wrt {d.wrt} is "
                            "for the workbench plot command")

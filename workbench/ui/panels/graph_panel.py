@@ -5,23 +5,35 @@ the panel asks the engine for the values of that trace (``Values``) and, for
 the variable picked, its full array (``VarArray``). A reply that belongs to an
 older trace is dropped. Selecting a node, a tree row or an editor line shows
 the same equation in all three (the window connects them); stepping walks the
-equations in evaluation order and keeps its place across panel switches and
-re-runs that keep the equation.
+equations in evaluation order (``graph.model.evaluation_order``: a loop's cond
+before its body) and keeps its place across panel switches and re-runs that keep
+the equation.
+
+When values arrive the panel looks where a lesson's text points: at the
+program's outputs (selected, in sight, the first one's value shown), or at the
+nodes a lesson step named (``select_names``). Narrow docks on a projector keep
+the controls to one row: the rarely used ones sit in the "More" menu.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NamedTuple
+
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
+    QWidgetAction,
 )
 
 from workbench.api import messages as p
@@ -35,10 +47,12 @@ from workbench.api.values import (
     eqn_at,
     eqn_values_at,
     node_at,
-    steps,
     summary_of,
+    var_refs,
 )
+from workbench.graph.model import IoId, NodeId, evaluation_order
 from workbench.graph.stepper import Stepper
+from workbench.graph.value_text import iteration_text
 from workbench.plots.graph_view import JaxprGraphView
 from workbench.plots.value_view import ValueView
 from workbench.ui.control.requests import EngineRequests
@@ -49,6 +63,7 @@ from workbench.ui.panels.panel import Panel
 
 COLLAPSE_DEFAULT = 60
 NOT_RUN = "this equation did not run: a branch not taken, or after the error"
+OUTPUTS, INPUTS = "outputs", "inputs"
 
 
 class GraphPanel(Panel):
@@ -76,29 +91,18 @@ class GraphPanel(Panel):
         self._cursor_line = 0
         self._stepped: tuple[TraceResult | None, tuple[int, ...] | None] = (None, None)
 
+        self._wanted: tuple[str, ...] | None = None  # names select_names asked for
+        self._picked = False  # the value shown is one the user picked (kept across re-runs)
+        self._new_graph = True  # the graph was laid out anew for the trace whose values come
+
+        self._values_status = ""
         self.graph = JaxprGraphView()
         self.graph.set_controls_visible(False)
+        self.graph.info.hide()  # said in the status line, across the whole panel
+        self.graph.sig_info_changed.connect(self._show_status)
         self.graph.sig_node_selected.connect(self._on_node_clicked)
         self.graph.sig_var_selected.connect(self._on_var_clicked)
         self.value_view = ValueView()
-
-        self.values_box = QCheckBox("values on nodes")
-        self.values_box.setObjectName("graphValuesToggle")
-        self.values_box.setToolTip("draw each node's output as a sparkline or histogram")
-        self.values_box.toggled.connect(self.graph.set_show_values)
-        self.collapse = QSpinBox()
-        self.collapse.setObjectName("graphCollapse")
-        self.collapse.setRange(1, 100_000)
-        self.collapse.setValue(COLLAPSE_DEFAULT)
-        self.collapse.setPrefix("expand groups up to ")
-        self.collapse.setSuffix(" eqns")
-        self.collapse.setToolTip("sub-jaxprs (jit, cond branches, loop bodies) with more "
-                                 "equations start collapsed; double-click a group to toggle it")
-        self.collapse.valueChanged.connect(self._on_collapse_changed)
-        fit = QPushButton("Fit")
-        fit.setObjectName("graphFit")
-        fit.setToolTip("show the whole graph (F)")
-        fit.clicked.connect(self.graph.fit)
 
         self.step_reset = self._button("stepReset", "Start", "back to before the first "
                                        "equation", self._on_step_reset)
@@ -107,14 +111,15 @@ class GraphPanel(Panel):
                                           self._on_step_previous)
         self.step_next = self._button("stepNext", "Next \u25b6",
                                       "evaluate the next equation (F10)", self._on_step_next)
-        self.step_to_cursor = self._button("stepToCursor", "Run to cursor line",
+        self.step_to_cursor = self._button("stepToCursor", "Run to cursor",
                                            "step forward to the next equation of the editor "
                                            "cursor's line (F8)", self._on_run_to_cursor)
-        self.step_label = QLabel("")
-        self.step_label.setObjectName("stepLabel")
-        self.status = QLabel("")
-        self.status.setObjectName("valuesStatus")
-        self.status.setWordWrap(True)
+        self.fit_button = self._button("graphFit", "Fit", "show the graph, or what matters "
+                                       "in it when it is too large to read whole (F)",
+                                       self.graph.fit)
+        self.more = self._more_menu()
+        self.step_label = self._wrapping_label("stepLabel")
+        self.status = self._wrapping_label("valuesStatus")
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         for key, slot in (("F10", self._on_step_next), ("Shift+F10", self._on_step_previous),
@@ -126,8 +131,7 @@ class GraphPanel(Panel):
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         for widget in (self.step_reset, self.step_previous, self.step_next,
-                       self.step_to_cursor, self.step_label, None, self.values_box,
-                       self.collapse, fit):
+                       self.step_to_cursor, None, self.fit_button, self.more):
             if widget is None:
                 bar.addStretch(1)
             else:
@@ -136,12 +140,14 @@ class GraphPanel(Panel):
         self.splitter.setObjectName("graphSplitter")
         self.splitter.addWidget(self.graph)
         self.splitter.addWidget(self.value_view)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([600, 400])  # kept in proportion when the dock is laid out
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([660, 340])  # kept in proportion when the dock is laid out
         layout = _FittingColumn(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(2)
         layout.addLayout(bar)
+        layout.addWidget(self.step_label)
         layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
 
@@ -181,9 +187,22 @@ class GraphPanel(Panel):
         """An equation picked elsewhere (a tree row): centre it and show its value."""
         if self._tree is None or eqn_at(self._tree, path) is None:
             return
+        self._wanted, self._picked = None, True
         self.graph.center_on(path)
         self.graph.select(path)
         self._show_eqn(path)
+
+    def select_names(self, names: Sequence[str]) -> None:
+        """Select and centre the nodes of these variables (jaxpr names, or the words
+        ``"outputs"`` / ``"inputs"`` for the program's own), and show the first one's value.
+
+        A lesson step calls it as it runs: it applies to the values shown now, if any, and
+        again to the next values that arrive (the step's own); a name the program does not
+        have is said in the status line. A click, a tree row or a step drops the request.
+        """
+        self._wanted = tuple(names)
+        if self._values is not None and self._tree is not None:
+            self._look_at(self._wanted)
 
     def set_cursor_line(self, line: int) -> None:
         """The editor's cursor line: its equations are highlighted; Run to cursor goes there."""
@@ -198,12 +217,13 @@ class GraphPanel(Panel):
         self._trace = result
         self._tree = result.jaxpr
         self._values = None
+        self._new_graph = not same_program
         if not same_program:
             self.graph.set_graph(result.jaxpr)
-            self.value_view.clear("select a node or an edge to see its value")
-            self._ref = None
+            self.value_view.clear("evaluating ...")
+            self._ref, self._picked = None, False
         self.graph.set_values(None)
-        self.status.setText(f"{describe_call(result)}: evaluating ...")
+        self._show_status(values=f"{describe_call(result)}: evaluating ...")
         self.when_settled("values", self._request_values, self.session)
 
     def _on_failed(self, reply: p.Reply) -> None:
@@ -211,6 +231,7 @@ class GraphPanel(Panel):
             return
         why = p.reply_text(reply).splitlines()[0]
         self.set_stale(f"last good: {describe_call(self._trace)} — this call failed: {why}")
+        self._wanted = None  # it was for the step's values, which will not come
 
     def _request_values(self) -> None:
         trace = self.session.trace
@@ -238,9 +259,9 @@ class GraphPanel(Panel):
         values = p.result_value(reply, ValuesResult)
         if values is None:
             if isinstance(reply, p.Cancelled):
-                self.status.setText(f"values not computed: {reply.reason}")
+                self._show_status(values=f"values not computed: {reply.reason}")
             else:
-                self.status.setText(f"values not computed: {p.reply_text(reply)}")
+                self._show_status(values=f"values not computed: {p.reply_text(reply)}")
             return
         self.session.set_values(values)
 
@@ -249,23 +270,121 @@ class GraphPanel(Panel):
             return
         self._values = values
         self.graph.set_values(values)
-        order = list(steps(self._trace.jaxpr, values.root))
-        if self._same_step(self._trace):
+        order = evaluation_order(self._trace.jaxpr, values.root)
+        keep_step = self._wanted is None and self._same_step(self._trace)
+        if keep_step:
             self.stepper.follow(order)
         else:
             self.stepper.reset(order)
         self._stepped = (self._trace, self.stepper.current)
-        self.status.setText(self._status_text(values))
+        self._show_status(values=self._status_text(values))
         if values.error is not None and values.error_path is not None:
             eqn = eqn_at(self._trace.jaxpr, values.error_path)
             line = values.error.line or (eqn.line if eqn is not None else None)
             if line:
                 self.sig_error_line.emit(line, values.error.title)
         self._update_step_controls()
-        if self.stepper.current is not None:
+        if self._wanted is not None:
+            wanted, self._wanted = self._wanted, None
+            self._look_at(wanted)
+        elif self.stepper.current is not None:
             self._show_step()
-        elif self._ref is not None:
+        elif self._picked and self._ref is not None:
             self._show_ref(self._ref)
+        else:  # the same program run again keeps the view where the user left it
+            self._look_at((OUTPUTS,), move=self._new_graph)
+
+    # ------------------------------------------------------------------ where to look
+
+    def _look_at(self, names: Sequence[str], move: bool = True) -> None:
+        """Select and frame (``move``) the nodes of ``names`` and show the first one's value;
+        the outputs when none of them is in the program (the status line says which)."""
+        assert self._tree is not None
+        ids, refs, missing = self._resolve(names)
+        if not ids:
+            ids, refs, _ = self._resolve((OUTPUTS,))
+        if self.stepper.current is not None:
+            self.stepper.reset()
+            self._stepped = (self._trace, None)
+            self.graph.set_step(None, None)
+            self._update_step_controls()
+            self.sig_step.emit(None)
+        self._picked = False
+        if move:
+            self.graph.show_nodes(ids)
+        else:
+            self.graph.select_nodes(ids)
+        if refs:
+            heading, ref, output = refs[0]
+            if ref is not None:
+                self._show_ref(ref, heading)
+            elif output is not None:
+                self._show_literal_output(heading, output)
+        if missing and self._values is not None:
+            self._show_status(values=self._status_text(self._values) + " — not in this program: "
+                              + ", ".join(missing))
+
+    def _resolve(self, names: Sequence[str]) -> tuple[list[NodeId], list[_Look], list[str]]:
+        """The nodes of ``names``, the values to show, and the names not found. A name is
+        looked for in the top jaxpr first, then in the nested ones."""
+        tree = self._tree
+        assert tree is not None
+        ids: list[NodeId] = []
+        refs: list[_Look] = []
+        missing: list[str] = []
+        top = var_refs(tree)
+        for name in names:
+            if name == OUTPUTS:
+                n = len(tree.outvars)
+                for i, var in enumerate(tree.outvars):
+                    ids.append(IoId("out", (), i))
+                    refs.append(_Look(f"output {i + 1} of {n}",
+                                      top.get(var.name) if var.name else None, i))
+            elif name == INPUTS:
+                n = len(tree.invars)
+                for i in range(n):
+                    ids.append(IoId("in", (), i))
+                    refs.append(_Look(f"input {i + 1} of {n}", VarRef((), None, i)))
+            else:
+                ref = top.get(name) or self._nested_ref(name)
+                if ref is None:
+                    missing.append(name)
+                    continue
+                ids.append((*ref.node, ref.eqn) if ref.eqn is not None else
+                           IoId("const" if ref.const else "in", ref.node, ref.index))
+                refs.append(_Look(name, ref))
+        return ids, refs, missing
+
+    def _nested_ref(self, name: str) -> VarRef | None:
+        """Where ``name`` is defined inside a sub-jaxpr (the first, in text order)."""
+        assert self._tree is not None
+        stack: list[tuple[JaxprNode, tuple[int, ...]]] = [(self._tree, ())]
+        while stack:
+            node, path = stack.pop(0)
+            if path:
+                ref = var_refs(node, path).get(name)
+                if ref is not None:
+                    return ref
+            for e, eqn in enumerate(node.eqns):
+                stack.extend((sub.jaxpr, (*path, e, s)) for s, sub in enumerate(eqn.subjaxprs))
+        return None
+
+    def _show_literal_output(self, heading: str, i: int) -> None:
+        """Output ``i`` is a constant of the program (no variable defines it)."""
+        assert self._tree is not None
+        var = self._tree.outvars[i]
+        summary = self._values.outputs[i] if self._values is not None and i < len(
+            self._values.outputs) else None
+        self._ref = None
+        self.value_view.show_value(f"{heading}: {var.literal or var.name}:{var.type}", summary,
+                                   "a constant written in the program")
+
+    def _show_status(self, graph: str | None = None, values: str | None = None) -> None:
+        """The status line: the values' state, then the graph's info (what a fit shows)."""
+        if values is not None:
+            self._values_status = values
+        info = self.graph.info_text() if graph is None else graph
+        self.status.setText(" · ".join(t for t in (self._values_status, info) if t))
 
     def _same_step(self, trace: TraceResult) -> bool:
         """Whether the step shown before belongs to the same equation of the same function
@@ -299,21 +418,26 @@ class GraphPanel(Panel):
     # ------------------------------------------------------------------ selection
 
     def _on_node_clicked(self, path: tuple[int, ...]) -> None:
+        self._wanted, self._picked = None, True
         self._show_eqn(path)
         self.sig_eqn_selected.emit(path)
 
     def _on_var_clicked(self, ref: VarRef) -> None:
+        self._wanted, self._picked = None, True
         self._show_ref(ref)
 
     def _show_eqn(self, path: tuple[int, ...]) -> None:
         self._show_ref(VarRef(path[:-1], path[-1], 0))
 
-    def _show_ref(self, ref: VarRef) -> None:
-        """The value view shows one variable: its summary now, its full array when it comes."""
+    def _show_ref(self, ref: VarRef, heading: str = "") -> None:
+        """The value view shows one variable: its summary now, its full array when it comes;
+        ``heading`` goes before its title ("output 1 of 2")."""
         if self._tree is None:
             return
         self._ref = ref
         title, note = self._title(ref)
+        if heading:
+            title = f"{heading}: {title}"
         values = self._values
         found = node_at(self._tree, values.root, ref.node) if values is not None else None
         summary = summary_of(found[1], ref) if found is not None else None
@@ -322,7 +446,9 @@ class GraphPanel(Panel):
             return
         ev = eqn_values_at(values.root, (*ref.node, ref.eqn)) if ref.eqn is not None else None
         if summary is not None:
-            note = _control_note(ev)
+            # Inside a loop body the values are one iteration's: say which.
+            note = "; ".join(t for t in (iteration_text(self._tree, values.root, ref.node),
+                                         _control_note(ev)) if t)
         self.value_view.show_value(title, summary, note)
         if summary is None:
             return
@@ -383,15 +509,66 @@ class GraphPanel(Panel):
         b.clicked.connect(slot)
         return b
 
+    @staticmethod
+    def _wrapping_label(name: str) -> QLabel:
+        label = QLabel("")
+        label.setObjectName(name)
+        label.setWordWrap(True)
+        # Wrapped words never widen the panel: a projector's dock is 680 px.
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        return label
+
+    def _more_menu(self) -> QToolButton:
+        """The controls a lesson seldom needs, in a menu: the row fits a narrow dock."""
+        menu = QMenu(self)
+        self.values_action = QAction("values on nodes", self)
+        self.values_action.setObjectName("graphValuesToggle")
+        self.values_action.setCheckable(True)
+        self.values_action.setToolTip("draw each node's output as a sparkline or histogram")
+        self.values_action.toggled.connect(self.graph.set_show_values)
+        self.graph.sig_show_values_changed.connect(self.values_action.setChecked)
+        self.fit_all_action = QAction("Fit all: every node, however small (Shift+F)", self)
+        self.fit_all_action.setObjectName("graphFitAll")
+        self.fit_all_action.triggered.connect(self.graph.fit_all)
+        self.collapse = QSpinBox()
+        self.collapse.setObjectName("graphCollapse")
+        self.collapse.setRange(1, 100_000)
+        self.collapse.setValue(COLLAPSE_DEFAULT)
+        self.collapse.setPrefix("expand groups up to ")
+        self.collapse.setSuffix(" eqns")
+        self.collapse.setToolTip("sub-jaxprs (jit, cond branches, loop bodies) with more "
+                                 "equations start collapsed; double-click a group to toggle it")
+        self.collapse.valueChanged.connect(self._on_collapse_changed)
+        holder = QWidget()
+        row = QHBoxLayout(holder)
+        row.setContentsMargins(8, 2, 8, 2)
+        row.addWidget(self.collapse)
+        collapse_action = QWidgetAction(self)
+        collapse_action.setDefaultWidget(holder)
+        menu.addAction(self.fit_all_action)
+        menu.addAction(self.values_action)
+        menu.addAction(collapse_action)
+        button = QToolButton()
+        button.setObjectName("graphMore")
+        button.setText("More")
+        button.setToolTip("Fit all, values on nodes, which groups start expanded")
+        button.setMenu(menu)
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        return button
+
     def _on_step_next(self) -> None:
+        self._wanted = None
         if self.stepper.next():
             self._show_step()
 
     def _on_step_previous(self) -> None:
+        self._wanted = None
         if self.stepper.previous():
             self._show_step()
 
     def _on_step_reset(self) -> None:
+        self._wanted = None
         self.stepper.reset()
         self._show_step()
 
@@ -399,6 +576,7 @@ class GraphPanel(Panel):
         tree = self._tree
         if tree is None:
             return
+        self._wanted = None
 
         def line_of(path: tuple[int, ...]) -> int | None:
             eqn = eqn_at(tree, path)
@@ -439,6 +617,14 @@ class GraphPanel(Panel):
 
     def _on_collapse_changed(self, value: int) -> None:
         self.graph.set_collapse_threshold(value)
+
+
+class _Look(NamedTuple):
+    """A value to show: its heading, its variable (None: a constant output), the output."""
+
+    heading: str
+    ref: VarRef | None
+    output: int | None = None
 
 
 def _control_note(ev: EqnValues | None) -> str:

@@ -6,9 +6,9 @@ problems go out as ``sig_problem`` text for the owner's message line rather than
 its own: one place for every inline message of the panel.
 
 For a function of one number (R -> R, which the engine reports with its curves) a Hessian
-heatmap would be one meaningless cell: the pane says instead that the Hessian is f″, which
-the plot already draws. The heatmap shows only once it holds the Hessian of the function the
-pane is about, never as empty axes.
+heatmap would be one meaningless cell: the pane says instead, in one line (the why in its
+tooltip), that the Hessian is f″, which the plot already draws. The heatmap shows only once
+it holds the Hessian of the function the pane is about, never as empty axes.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QWidget
 
 from workbench.api import messages as p
 from workbench.api.curves import PointDerivatives, order_name
@@ -122,17 +122,27 @@ class HessianPane(QWidget):
             w.setVisible(not self._one_number)
         self.heatmap.setVisible(has_matrix)
         self.hessian_info.setVisible(has_matrix)
+        tip = ""
         if self._one_number:
-            text = (f"{name} takes one number and returns one (R → R): its Hessian is the "
-                    f"1 × 1 matrix [{order_name(name, 2)}(x)], its second derivative, which "
-                    "the plot draws (order 2 or more). The heatmap is for f: Rⁿ → R, "
-                    "e.g. jnp.sum(...) of a vector.")
+            # One line under the plot; the whole story waits in the tooltip.
+            text = f"{name} is R → R: its Hessian is the second derivative {order_name(name, 2)}"
+            tip = (f"{name} takes one number and returns one (R → R): its Hessian is the "
+                   f"1 × 1 matrix [{order_name(name, 2)}(x)], its second derivative, which "
+                   "the plot draws (order 2 or more). The heatmap is for f: Rⁿ → R, "
+                   "e.g. jnp.sum(...) of a vector.")
         elif has_matrix:
             text = ""
         else:
             text = ("The Hessian of f: Rⁿ → R at a point: type the point, e.g. 1, -1, 0.5, "
                     "and press Hessian.")
+        # One line never wraps (a narrow dock cuts it, the tooltip keeps all); the prompt beside
+        # the plot wraps in the pane's width.
+        self.explanation.setWordWrap(not self._one_number)
+        self.explanation.setSizePolicy(
+            QSizePolicy.Policy.Ignored if self._one_number else QSizePolicy.Policy.Preferred,
+            QSizePolicy.Policy.Preferred)
         self.explanation.setText(text)
+        self.explanation.setToolTip(tip)
         self.explanation.setVisible(bool(text))
 
     def request_hessian(self) -> None:

@@ -1,9 +1,14 @@
 """A Qt item model over the engine's plain-data jaxpr tree (``TraceResult.jaxpr``).
 
-Rows are equations; an equation with sub-jaxprs (cond branches, a while body,
-a scan, a jit) has one child row per sub-jaxpr, labelled with its parameter,
-whose children are that jaxpr's equations, to any depth. Children are built
-when first asked for, so a large trace costs only what the view shows.
+The first row lists the function's inputs and the last its outputs, as the
+jaxpr text's first and last lines do; the rows between are equations. An
+equation with sub-jaxprs (cond branches, a while body, a scan, a jit) has one
+child row per sub-jaxpr, labelled with its parameter, whose children are that
+jaxpr's equations, to any depth. Children are built when first asked for, so a
+large trace costs only what the view shows.
+
+Paths (``index_for_path``, ``path_for_index``) count equations only, as the graph
+and the values do: the inputs row is not equation 0.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ NO_LINE_TIP = ("no line of your file: JAX made this equation itself "
                "(a Jacobian's basis, a transpose that puts a result in place)")
 PrimitiveRole = Qt.ItemDataRole.UserRole + 2
 EqnRole = Qt.ItemDataRole.UserRole + 3
+INPUTS_TIP = ("What the function takes: its arguments as JAX traced them, with their types "
+              "(the first line of the jaxpr text)")
+OUTPUTS_TIP = "What the function returns (the last line of the jaxpr text)"
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -40,35 +48,64 @@ def var_text(var: Var) -> str:
     return str(var.name)
 
 
-def eqn_text(eqn: Eqn) -> str:
+def typed_text(var: Var) -> str:
+    """``a:f32[3]`` for a variable, ``2.0:f32[]`` for a literal."""
+    if var.literal is not None:
+        return f"{var.literal}:{var.type}"
+    return f"{var.name}:{var.type}"
+
+
+def eqn_text(eqn: Eqn, all_params: bool = False) -> str:
+    """One equation as the jaxpr text writes it; a row leaves out long and sub-jaxpr params
+    (``all_params`` keeps them, for the full-equation pane)."""
     outs = " ".join(f"{v.name}:{v.type}" for v in eqn.outvars) or "_"
     params = " ".join(
-        f"{k}={v}" for k, v in eqn.params.items() if not v.startswith("{") and len(v) <= 40
+        f"{k}={v}" for k, v in eqn.params.items()
+        if all_params or (not v.startswith("{") and len(v) <= 40)
     )
     head = f"{eqn.primitive}[{params}]" if params else eqn.primitive
     args = " ".join(var_text(v) for v in eqn.invars)
     return f"{outs} = {head} {args}".rstrip()
 
 
-class _Row:
-    """One row: an equation (``eqn``) or a sub-jaxpr heading (``sub``)."""
+def inputs_text(tree: JaxprNode) -> str:
+    """``in: a:f32[3] b:f32[8,3]``, and the constants the jaxpr closes over, if any."""
+    ins = " ".join(typed_text(v) for v in tree.invars) or "(none)"
+    consts = " ".join(typed_text(v) for v in tree.constvars)
+    return f"in: {ins}" + (f"  consts: {consts}" if consts else "")
 
-    __slots__ = ("kind", "item", "parent", "row", "_children", "line")
+
+def outputs_text(tree: JaxprNode) -> str:
+    """``out: e:f32[3]`` (a literal output as ``1.0:f32[]``)."""
+    return "out: " + (" ".join(typed_text(v) for v in tree.outvars) or "(none)")
+
+
+class _Row:
+    """One row: an equation (``eqn``), a sub-jaxpr heading (``sub``), or the top jaxpr's
+    inputs (``in``) or outputs (``out``). ``row`` is its Qt row; ``step`` its place in
+    an equation path (the inputs row shifts the top level's rows by one)."""
+
+    __slots__ = ("kind", "item", "parent", "row", "step", "_children", "line")
 
     def __init__(self, kind: str, item: JaxprNode | SubJaxpr | Eqn, parent: _Row | None,
-                 row: int, line: int | None):
+                 row: int, line: int | None, step: int | None = None):
         self.kind = kind
         self.item = item
         self.parent = parent
         self.row = row
+        self.step = row if step is None else step
         self.line = line
         self._children: list[_Row] | None = None
 
     def child_count(self) -> int:
         item = self.item
+        if self.kind in ("in", "out"):
+            return 0
         if isinstance(item, Eqn):
             return len(item.subjaxprs)
-        return len(item.jaxpr.eqns if isinstance(item, SubJaxpr) else item.eqns)
+        if isinstance(item, SubJaxpr):
+            return len(item.jaxpr.eqns)
+        return len(item.eqns) + 2  # the root: inputs, equations, outputs
 
     @property
     def children(self) -> list[_Row]:
@@ -78,9 +115,16 @@ class _Row:
                 self._children = [
                     _Row("sub", s, self, i, self.line) for i, s in enumerate(item.subjaxprs)
                 ]
-            else:
-                eqns = item.jaxpr.eqns if isinstance(item, SubJaxpr) else item.eqns
+            elif isinstance(item, SubJaxpr):
+                eqns = item.jaxpr.eqns
                 self._children = [_Row("eqn", e, self, i, e.line) for i, e in enumerate(eqns)]
+            else:
+                n = len(item.eqns)
+                self._children = [
+                    _Row("in", item, self, 0, None),
+                    *(_Row("eqn", e, self, i + 1, e.line, i) for i, e in enumerate(item.eqns)),
+                    _Row("out", item, self, n + 1, None),
+                ]
         return self._children
 
 
@@ -132,7 +176,10 @@ class JaxprTreeModel(QAbstractItemModel):
         """The index of the row at ``path`` (an equation or sub-jaxpr path of
         ``workbench.api.values``); invalid when the tree has no such row."""
         index = QModelIndex()
-        for row in path:
+        for depth, step in enumerate(path):
+            row = step + 1 if depth == 0 else step  # past the inputs row
+            if depth == 0 and not 0 <= step < self.rowCount() - 2:
+                return QModelIndex()
             index = self.index(row, 0, index)
             if not index.isValid():
                 return QModelIndex()
@@ -140,13 +187,42 @@ class JaxprTreeModel(QAbstractItemModel):
 
     @staticmethod
     def path_for_index(index: Index) -> tuple[int, ...]:
-        """The row path of ``index``: the equation path the graph and the values use."""
+        """The equation path of ``index``, as the graph and the values use it; ``()`` for
+        the inputs and outputs rows, which are no equation."""
         path: list[int] = []
         node: _Row | None = index.internalPointer() if index.isValid() else None
+        if node is not None and node.kind in ("in", "out"):
+            return ()
         while node is not None and node.kind != "root":
-            path.append(node.row)
+            path.append(node.step)
             node = node.parent
         return tuple(reversed(path))
+
+    def row_kind(self, index: Index) -> str:
+        """``eqn``, ``sub`` (a sub-jaxpr heading), ``in`` or ``out``; ``""`` when invalid."""
+        node = self._node(index) if index.isValid() else None
+        return node.kind if node is not None else ""
+
+    def full_text(self, index: Index) -> str:
+        """The whole of a row, params and all: what the full-equation pane shows."""
+        node = self._node(index) if index.isValid() else None
+        if node is None:
+            return ""
+        item = node.item
+        if node.kind == "in" and isinstance(item, JaxprNode):
+            return inputs_text(item)
+        if node.kind == "out" and isinstance(item, JaxprNode):
+            return outputs_text(item)
+        if isinstance(item, SubJaxpr):
+            ins = " ".join(typed_text(v) for v in item.jaxpr.invars)
+            outs = " ".join(typed_text(v) for v in item.jaxpr.outvars)
+            n = len(item.jaxpr.eqns)
+            return (f"{item.param}: lambda {ins}  ({n} equation{'' if n == 1 else 's'})"
+                    f"\nout: {outs}")
+        if isinstance(item, Eqn):
+            where = f"line {node.line}" if node.line else NO_LINE_TIP
+            return f"{eqn_text(item, all_params=True)}\n{where}"
+        return ""
 
     def iter_eqn_indexes(self, parent: QModelIndex | None = None) -> Iterator[QModelIndex]:
         """Every equation index, depth first (builds the whole tree: for tests and search)."""
@@ -213,6 +289,8 @@ class JaxprTreeModel(QAbstractItemModel):
             return node.line
         if role == PrimitiveRole:
             return item.primitive if isinstance(item, Eqn) else ""
+        if role == Qt.ItemDataRole.ToolTipRole and node.kind in ("in", "out"):
+            return f"{self.full_text(index)}\n{INPUTS_TIP if node.kind == 'in' else OUTPUTS_TIP}"
         if role == EqnRole:
             return item
         if role == Qt.ItemDataRole.ToolTipRole and isinstance(item, Eqn):
@@ -226,12 +304,18 @@ class JaxprTreeModel(QAbstractItemModel):
             and node.line in self._highlight
         ):
             return self._highlight_brush
-        if role == Qt.ItemDataRole.FontRole and node.kind == "sub":
+        if role == Qt.ItemDataRole.FontRole and node.kind != "eqn":
             return self._heading_font
         return None
 
     def _display(self, node: _Row, col: int) -> str | None:
         item = node.item
+        if node.kind in ("in", "out") and isinstance(item, JaxprNode):
+            if col == COL_EQUATION:
+                return inputs_text(item) if node.kind == "in" else outputs_text(item)
+            if col == COL_OUTPUT and node.kind == "out":
+                return " ".join(v.type for v in item.outvars)
+            return None
         if isinstance(item, SubJaxpr):
             sub = item.jaxpr
             if col == COL_EQUATION:

@@ -1,17 +1,32 @@
-"""The jaxpr view: the tree (linked to editor lines), the text, and the lowered HLO."""
+"""The jaxpr view: the tree (linked to editor lines), the text, and the lowered HLO.
+
+Under the tree a pane shows the selected row whole, wrapped, params and all: the
+tree keeps one line per equation (a large trace stays quick to scan, a long
+``dot_general`` does not push its neighbours away), and a narrow jaxpr area on a
+projector still reads every character of the one equation in focus. When the
+tree is too narrow for its columns, the Output, Primitive and then Line columns
+give way (the equation text names its primitive and output types itself).
+"""
 
 from __future__ import annotations
 
+import math
 import re
 
-from PySide6.QtCore import QModelIndex, QRegularExpression, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QRegularExpression, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
     QFontDatabase,
+    QFontMetrics,
+    QPainter,
+    QPaintEvent,
+    QResizeEvent,
     QSyntaxHighlighter,
     QTextCharFormat,
     QTextDocument,
+    QTextLayout,
+    QTextOption,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,6 +37,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QTabWidget,
+    QTextEdit,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -31,7 +47,15 @@ from workbench.api.jaxpr import TraceResult
 from workbench.api.lowering import LoweringResult
 from workbench.api.printed import Printed
 from workbench.ui.panels.banner import describe_call, stale_banner
-from workbench.ui.panels.jaxpr_model import COL_EQUATION, JaxprTreeModel, LineRole, PrimitiveFilter
+from workbench.ui.panels.jaxpr_model import (
+    COL_EQUATION,
+    COL_LINE,
+    COL_OUTPUT,
+    COL_PRIMITIVE,
+    JaxprTreeModel,
+    LineRole,
+    PrimitiveFilter,
+)
 
 
 def _fmt(color: str, bold: bool = False) -> QTextCharFormat:
@@ -69,6 +93,10 @@ def _mono() -> QFont:
 
 
 PRINTED_LINES = 6  # the output box grows to this many lines, then scrolls
+EQUATION_LINES = 3  # the full-equation pane grows to this many lines, then scrolls
+STATS_LINES = 2  # the equation counts under a tree: the rest is in the tooltip
+MIN_EQUATION_CHARS = 16  # the Equation column keeps this many characters before others hide
+GIVE_WAY = (COL_OUTPUT, COL_PRIMITIVE, COL_LINE)  # the columns that hide first, in turn
 
 TRACING_TIP = (
     "What your code printed while JAX traced this call. Under jit the Python body runs only "
@@ -81,6 +109,92 @@ LOADING_TIP = (
 )
 
 
+class ClampedLabel(QLabel):
+    """A word-wrapped label that shows at most ``max_lines`` lines, the last one elided, with
+    the whole text in its tooltip (``None``: every line). ``text()`` stays the whole text."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.max_lines: int | None = None
+
+    def set_max_lines(self, lines: int | None) -> None:
+        self.max_lines = lines
+        self.updateGeometry()
+        self.update()
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt override)
+        super().setText(text)
+        self._update_tip()
+
+    def shown_lines(self) -> list[str]:
+        """The lines as painted at the label's width: every one, or the first
+        ``max_lines``, the last ending in "…" (what is left is wider than a line)."""
+        lines, starts = self._wrapped()
+        keep = self.max_lines
+        if keep is None or len(lines) <= keep:
+            return lines
+        rest = self.text()[starts[keep - 1]:]
+        room = max(self.contentsRect().width(), 1)
+        return [*lines[: keep - 1],
+                self.fontMetrics().elidedText(rest, Qt.TextElideMode.ElideRight, room)]
+
+    def is_clamped(self) -> bool:
+        """Whether lines are left out (the tooltip has them)."""
+        return self.max_lines is not None and len(self._wrapped()[1]) > self.max_lines
+
+    def _wrapped(self) -> tuple[list[str], list[int]]:
+        """The text's lines word-wrapped at the label's width, and where each starts."""
+        text = self.text()
+        layout = QTextLayout(text, self.font())
+        starts = []
+        layout.beginLayout()
+        while (line := layout.createLine()).isValid():
+            line.setLineWidth(max(self.contentsRect().width(), 1))
+            starts.append(line.textStart())
+        layout.endLayout()
+        ends = [*starts[1:], len(text)]
+        return [text[a:b].strip() for a, b in zip(starts, ends, strict=True)], starts
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt override)
+        return self._capped(super().heightForWidth(width))
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = super().sizeHint()
+        return QSize(hint.width(), self._capped(hint.height()))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = super().minimumSizeHint()
+        return QSize(hint.width(), self._capped(hint.height()))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._update_tip()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+        if self.max_lines is None:
+            super().paintEvent(event)
+            return
+        painter = QPainter(self)
+        rect = self.contentsRect()
+        step = self.fontMetrics().lineSpacing()
+        for i, line in enumerate(self.shown_lines()):
+            self.style().drawItemText(painter, rect.adjusted(0, i * step, 0, 0),
+                                      int(self.alignment()), self.palette(), self.isEnabled(),
+                                      line, self.foregroundRole())
+
+    def _capped(self, height: int) -> int:
+        if self.max_lines is None:
+            return height
+        margins = self.contentsMargins()
+        most = self.max_lines * self.fontMetrics().lineSpacing() + margins.top() + margins.bottom()
+        return min(height, most)
+
+    def _update_tip(self) -> None:
+        self.setToolTip(self.text() if self.is_clamped() else "")
+
+
 class PrintedBox(QWidget):
     """A label and a short read-only text of printed output; hidden while there is none."""
 
@@ -91,6 +205,8 @@ class PrintedBox(QWidget):
         self.label = QLabel(title)
         self.label.setObjectName(f"{name}Label")
         self.label.setToolTip(tip)
+        self.label.setWordWrap(True)  # a narrow jaxpr column (a projector) keeps its width
+        self.folded = False
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setObjectName(f"{name}Text")
         self.text.setFont(_mono())
@@ -108,7 +224,13 @@ class PrintedBox(QWidget):
         self.label.setText(f"{self.title} {where}".strip() + ":")
         self.text.setPlainText(printed.shown().rstrip("\n"))
         self._fit()
-        self.setVisible(bool(printed))
+        self._printed = bool(printed)
+        self.setVisible(self._printed and not self.folded)
+
+    def set_folded(self, on: bool) -> None:
+        """Hidden even with printed text (it is in the console too): room is short."""
+        self.folded = on
+        self.setVisible(self._printed and not on)
 
     def set_text_font(self, font: QFont) -> None:
         self.text.setFont(font)
@@ -148,9 +270,8 @@ class JaxprPanel(QWidget):
             "Show only the equations whose primitive contains this text (e.g. mul, cond)"
         )
         self.filter_edit.textChanged.connect(self._on_filter_changed)
-        self.stats_label = QLabel("")
+        self.stats_label = ClampedLabel()
         self.stats_label.setObjectName("jaxprStats")
-        self.stats_label.setWordWrap(True)
 
         self.tree = QTreeView()
         self.tree.setObjectName("jaxprTree")
@@ -165,6 +286,20 @@ class JaxprPanel(QWidget):
         for col in range(1, self.model.columnCount()):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.selectionModel().currentChanged.connect(self._on_current_changed)
+        self.tree.viewport().installEventFilter(self)
+
+        self.equation = QTextEdit(readOnly=True)
+        self.equation.setObjectName("jaxprEquation")
+        self.equation.setFont(_mono())
+        self.equation.setLineWrapMode(QTextEdit.LineWrapMode.WidgetWidth)
+        self.equation.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.equation.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.equation.setToolTip("The selected row whole: every param, and its editor line. "
+                                 "With no row selected: the function's inputs and outputs")
+        self._equation_highlighter = JaxprHighlighter(self.equation.document())
+        self.equation.document().documentLayout().documentSizeChanged.connect(
+            self._fit_equation)
+        self._show_selected()
 
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setObjectName("jaxprText")
@@ -197,6 +332,7 @@ class JaxprPanel(QWidget):
         row.addWidget(self.filter_edit)
         tl.addLayout(row)
         tl.addWidget(self.tree, 1)
+        tl.addWidget(self.equation)
         tl.addWidget(self.stats_label)
 
         hlo_page = QWidget()
@@ -237,10 +373,13 @@ class JaxprPanel(QWidget):
         self.set_stale(None)
         self._trace = result
         self.model.set_tree(result.jaxpr)
+        self._show_selected()
+        self._fit_columns()
         self.text.setPlainText(result.text)
         self.printed_loading.set_printed(loading or Printed())
         self.printed_tracing.set_printed(result.printed, describe_call(result))
         by = ", ".join(f"{k} {v}" for k, v in list(result.stats.by_primitive.items())[:12])
+        self.stats_label.set_max_lines(STATS_LINES)  # beside a tree: the tree's room first
         self.stats_label.setText(f"{result.stats.eqns} equations at all depths: {by}")
         if self.filter_edit.text():
             self.tree.expandAll()
@@ -253,16 +392,25 @@ class JaxprPanel(QWidget):
         stale = text is not None
         self.stale_banner.setText(text or "")
         self.stale_banner.setVisible(stale)
-        for view in (self.tree, self.text, self.hlo, self.stats_label, self.printed_loading,
-                     self.printed_tracing):
+        for view in (self.tree, self.equation, self.text, self.hlo, self.stats_label,
+                     self.printed_loading, self.printed_tracing):
             view.setEnabled(not stale)
 
     def set_code_font(self, font: QFont) -> None:
-        """The monospace font of the tree, the texts and the printed output (zoom, presentation)."""
-        for view in (self.tree, self.text, self.hlo):
+        """The monospace font of the tree, the equation pane, the texts and the printed
+        output (zoom, presentation)."""
+        for view in (self.tree, self.equation, self.text, self.hlo):
             view.setFont(font)
         for box in (self.printed_loading, self.printed_tracing):
             box.set_text_font(font)
+        self._fit_columns()
+
+    def set_compact(self, on: bool) -> None:
+        """A panel below has the screen (a projector): the tree keeps its rows, the whole-
+        equation pane and the printed text (the console has it too) fold away."""
+        self.equation.setVisible(not on)
+        for box in (self.printed_loading, self.printed_tracing):
+            box.set_folded(on)
 
     def is_stale(self) -> bool:
         return not self.stale_banner.isHidden()
@@ -275,7 +423,9 @@ class JaxprPanel(QWidget):
         self.set_stale(None)
         self._trace = None
         self.model.set_tree(None)
+        self._show_selected()
         self.text.setPlainText(message)
+        self.stats_label.set_max_lines(None)  # a message with no tree: every line
         self.stats_label.setText(message)
         self.printed_loading.set_printed(Printed())
         self.printed_tracing.set_printed(Printed())
@@ -326,11 +476,78 @@ class JaxprPanel(QWidget):
         index = self.tree.currentIndex()
         if not index.isValid():
             return None
-        return self.model.path_for_index(self.proxy.mapToSource(index))
+        return self.model.path_for_index(self.proxy.mapToSource(index)) or None
 
     def set_cursor_line(self, line: int) -> None:
         """Highlight the equations made by this editor line."""
         self.model.set_highlighted_lines({line})
+
+    def shown_columns(self) -> list[str]:
+        """The tree's column titles not hidden to leave the Equation column room."""
+        header = self.tree.header()
+        return [str(self.model.headerData(c, Qt.Orientation.Horizontal))
+                for c in range(self.model.columnCount()) if not header.isSectionHidden(c)]
+
+    # ------------------------------------------------------------------ fitting
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if watched is self.tree.viewport() and event.type() == QEvent.Type.Resize:
+            if event.size().width() != event.oldSize().width():  # type: ignore[attr-defined]
+                self._fit_columns()  # only the width decides (it measures rows: not for less)
+            current = self.tree.currentIndex()
+            if current.isValid():  # the pane grew under it: keep the selected row in sight
+                self.tree.scrollTo(current)
+        return super().eventFilter(watched, event)
+
+    def _fit_columns(self) -> None:
+        """Hide Output, then Primitive, then Line while the Equation column would get fewer
+        than ``MIN_EQUATION_CHARS`` characters; show them again when there is room."""
+        header = self.tree.header()
+        fm = QFontMetrics(self.tree.font())
+        want = (MIN_EQUATION_CHARS * fm.horizontalAdvance("0") + self.tree.indentation()
+                + 2 * fm.horizontalAdvance(" "))
+        room = self.tree.viewport().width()
+        widths = {c: max(self.tree.sizeHintForColumn(c), header.sectionSizeHint(c))
+                  for c in GIVE_WAY}
+        hidden: set[int] = set()
+        for col in GIVE_WAY:
+            if room - sum(w for c, w in widths.items() if c not in hidden) >= want:
+                break
+            hidden.add(col)
+        for col in GIVE_WAY:
+            if header.isSectionHidden(col) != (col in hidden):
+                header.setSectionHidden(col, col in hidden)
+
+    def _show_selected(self) -> None:
+        """The selected row whole in the pane; with none selected, the function's inputs and
+        outputs (its first and last rows, whole however narrow the tree)."""
+        current = self.tree.currentIndex()
+        if current.isValid():
+            text = self.model.full_text(self.proxy.mapToSource(current))
+        else:
+            text = "\n".join(self.model.full_text(self.model.index(row, COL_EQUATION))
+                             for row in (0, self.model.rowCount() - 1) if self.model.rowCount())
+        self.equation.setPlainText(text)
+
+    def _fit_equation(self) -> None:
+        """As tall as its wrapped text, from two lines up to ``EQUATION_LINES`` (then it
+        scrolls). Its minimum stays two lines whatever is selected, so picking a row never
+        changes what the panel needs (a focused dock beside it keeps its height)."""
+        doc = self.equation.document()
+        lines, block = 0, doc.begin()
+        while block.isValid():
+            lines += block.layout().lineCount()
+            block = block.next()
+        margin = 2 * doc.documentMargin()
+        line = ((doc.size().height() - margin) / lines if lines
+                else self.equation.fontMetrics().lineSpacing())
+        edges = self.equation.contentsMargins()
+        frame = 2 * self.equation.frameWidth() + edges.top() + edges.bottom()
+        least = math.ceil(2 * line + margin) + frame
+        most = math.ceil(EQUATION_LINES * line + margin) + frame
+        fitted = math.ceil(doc.size().height()) + frame
+        self.equation.setMinimumHeight(least)
+        self.equation.setMaximumHeight(max(least, min(fitted, most)))
 
     # ------------------------------------------------------------------ slots
 
@@ -344,6 +561,7 @@ class JaxprPanel(QWidget):
             self.tree.expandAll()
 
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._show_selected()
         line = current.data(LineRole) if current.isValid() else None
         if isinstance(line, int):
             self.sig_line_activated.emit(line)

@@ -10,163 +10,67 @@ two halves of Lloyd's iteration apart.
 backend (``jax.sharding``); the run is the one-device run, the status line
 says how many devices made it and at what cost per iteration.
 
-Every number box takes whatever is typed: what the panel cannot use (text, K
-larger than N, a NaN tolerance) is said under that box and nothing is sent;
-nothing is clamped to a range behind the user's back.
+The panel arranges itself from its own size (a projector's dock is short and
+the font large): the side bar of settings sits beside the plots when it fits
+whole, else behind a "Settings" button (the side bar then scrolls beside the
+plots when there is room across, else takes their place); the distortion
+curve goes beside the scatter or under it, whichever shows the data larger;
+and the scatter takes the data's shape, so that the view (one unit as long
+across as up) shows the data edge to edge. The panel's minimum size is the
+smallest arrangement's, so a dock never scrolls to reach the plot.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
+    QBoxLayout,
     QFileDialog,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
+    QLayout,
     QPushButton,
     QSlider,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
 from workbench.api import messages as p
-from workbench.api.choices import DEMO_INITS, DemoInit
-from workbench.api.devices import DeviceReport
 from workbench.api.kmeans import KMeansDemo, KMeansRun
 from workbench.api.messages import reply_text
 from workbench.plots.export import KMeansFrame, export_kmeans_gif, export_png, run_frames
 from workbench.plots.kmeans_scatter import MAX_CLUSTERS, DistortionPlot, KMeansScatter
 from workbench.ui.control.requests import EngineRequests
 from workbench.ui.control.session import Session
+from workbench.ui.panels.kmeans_controls import (
+    ERROR_STYLE,
+    MAX_ITER,
+    TUTORIAL_POINTS,
+    KMeansSettings,
+    NumberField,
+    message_label,
+)
 from workbench.ui.panels.panel import Panel
 
-INIT_LABELS: dict[DemoInit, str] = {"kmeans++": "k-means++", "random": "random points",
-                                    "farthest": "farthest first", "given": "click to place"}
-INITS = tuple((INIT_LABELS[init], init) for init in DEMO_INITS)
+__all__ = ["MAX_ITER", "TUTORIAL_POINTS", "KMeansPanel"]
+
 TRAIL = 50
-TUTORIAL_POINTS = 800  # the engine's tutorial data (a test checks it)
-MAX_POINTS = 5_000_000  # every frame's labels come back: N x iterations bytes at least
-MAX_ITER = 10_000
 MAX_SPEED = 60.0  # half-steps per second; a GIF frame (two half-steps) stays >= 20 ms
-ERROR_STYLE = "color: #c0392b"
 # The engine's words for K > N (engine/kmeans/inits.py), which belong under the K box.
 K_TOO_LARGE = "larger than the number of points"
-
-Number = int | float
-
-
-def _shown(value: Number) -> str:
-    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
-
-
-def _message_label(name: str) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setStyleSheet(ERROR_STYLE)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.hide()
-    return label
-
-
-class NumberField(QWidget):
-    """A line edit for one number with its message under it; any text can be typed.
-
-    ``value()`` is the number, or None while the text is not one the panel can use
-    (``problem()`` says why); nothing is clamped. Typing clears the message, or with
-    ``live`` (a box that acts as it is typed in) shows the new text's problem at once.
-    """
-
-    sig_value_changed = Signal(object)
-    """The text now holds this valid number (an edit that is not one emits nothing)."""
-
-    def __init__(self, name: str, what: str, value: Number, *, integer: bool,
-                 low: Number | None = None, high: Number | None = None,
-                 tip: str = "", live: bool = False, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.what, self.integer, self.low, self.high = what, integer, low, high
-        self.live = live
-        self.edit = QLineEdit()
-        self.edit.setObjectName(name)
-        self.edit.setToolTip(tip)
-        self.message = _message_label(f"{name}Message")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(1)
-        layout.addWidget(self.edit)
-        layout.addWidget(self.message)
-        self.setValue(value)
-        self.edit.textEdited.connect(self._on_edited)
-
-    def text(self) -> str:
-        return self.edit.text()
-
-    def setText(self, text: str) -> None:  # noqa: N802 (QLineEdit's spelling)
-        """Replace the text as if typed (its message clears)."""
-        self.edit.setText(text)
-        self._on_edited(text)
-
-    def setValue(self, value: Number) -> None:  # noqa: N802 (QSpinBox's spelling)
-        self.setText(str(value) if self.integer else f"{value:.10g}")
-
-    def value(self) -> Number | None:
-        number, problem = self._parse()
-        return None if problem else number
-
-    def problem(self) -> str:
-        """Why the text is not a usable number ("" when it is)."""
-        return self._parse()[1]
-
-    def check(self) -> Number | None:
-        """The number, or None with the reason shown under the box."""
-        number, problem = self._parse()
-        if problem:
-            self.show_message(problem)
-            return None
-        return number
-
-    def show_message(self, text: str) -> None:
-        self.message.setText(text)
-        self.message.setVisible(bool(text))
-
-    def _parse(self) -> tuple[Number, str]:
-        typed = self.edit.text().strip()
-        text = typed.replace("_", "").replace(",", "")  # 1,000 and 1_000 read as 1000
-        kind = "a whole number" if self.integer else "a number"
-        try:
-            number: Number = float(text)
-        except ValueError:
-            return 0, f"{self.what} must be {kind}, got {repr(typed) if typed else 'nothing'}"
-        if not math.isfinite(number):
-            return 0, f"{self.what} must be a finite number, got {typed}"
-        if self.integer:
-            if not float(number).is_integer():
-                return 0, f"{self.what} must be {kind}, got {typed}"
-            # int() of the digits themselves: a float would round a long seed
-            number = int(text) if text.lstrip("+-").isdigit() else int(number)
-        if self.low is not None and number < self.low:
-            return number, f"{self.what} must be at least {_shown(self.low)}, got {typed}"
-        if self.high is not None and number > self.high:
-            return number, f"{self.what} must be at most {_shown(self.high)}, got {typed}"
-        return number, ""
-
-    def _on_edited(self, _text: str) -> None:
-        number, problem = self._parse()
-        self.show_message(problem if self.live else "")
-        if not problem:
-            self.sig_value_changed.emit(number)
+HYSTERESIS = 24  # px past a threshold before the arrangement changes back
+SCATTER_SHARE = 10  # stretch of the scatter against the curve's 1: it takes what it can use
+STATUS_LINES = 2  # the status line's room in the minimum size (a run's summary wraps once)
+WIDGET_MAX = 16777215  # Qt's QWIDGETSIZE_MAX: no maximum
 
 
 class KMeansPanel(Panel):
-    """Controls, the scatter (``kmeansPlot``) and the distortion curve (``distortionPlot``)."""
+    """Settings, the scatter (``kmeansPlot``), the distortion curve (``distortionPlot``),
+    and the run and playback controls under them."""
 
     sig_run_shown = Signal(object)
     """A new run arrived and its first frame is drawn (the ``KMeansDemo``)."""
@@ -188,61 +92,37 @@ class KMeansPanel(Panel):
         self._position = 0
         self._path: str | None = None
         self._known_n: dict[tuple[str, str | None], int] = {("tutorial", None): TUTORIAL_POINTS}
+        self._compact = False  # the side bar behind the Settings button
+        self._beside = True  # the curve beside the scatter (else under it)
 
         self.scatter = KMeansScatter()
         self.distortion = DistortionPlot()
         self.scatter.sig_clicked.connect(self._on_clicked)
+        self.scatter.vb.sigResized.connect(self._on_scatter_resized)
 
-        self.dataset = QComboBox()
-        self.dataset.setObjectName("kmeansData")
-        self.dataset.setToolTip(
-            "the points to cluster: the tutorial's 800 points, Gaussian blobs, or a file")
-        self.dataset.addItem(f"tutorial ({TUTORIAL_POINTS} points)", "tutorial")
-        self.dataset.addItem("Gaussian blobs", "blobs")
-        self.dataset.addItem("file ...", "file")
-        self.dataset.currentIndexChanged.connect(self._on_dataset_changed)
-        self.n_points = NumberField("kmeansN", "N", 10000, integer=True, low=1,
-                                    high=MAX_POINTS, tip="number of points to draw")
-        self.blob_k = NumberField("kmeansBlobK", "blobs", 5, integer=True, low=1,
-                                  high=MAX_POINTS, tip="Gaussian blobs the points are drawn from")
-        self.spread = NumberField("kmeansSpread", "spread", 1.0, integer=False, low=0,
-                                  tip="standard deviation of each blob")
-        self.seed = NumberField("kmeansSeed", "seed", 0, integer=True, low=0, high=2**63 - 1,
-                                tip="random seed of the data and the initialisation")
-        self.load_button = QPushButton("Load file ...")
-        self.load_button.setObjectName("kmeansLoad")
-        self.load_button.setToolTip(
-            "load points from a .npy, .csv or .txt file (N rows of 2 or more numbers)")
+        self.settings = KMeansSettings()
+        s = self.settings
+        self.dataset, self.init, self.load_button = s.dataset, s.init, s.load_button
+        self.n_points, self.blob_k, self.spread, self.seed = (s.n_points, s.blob_k, s.spread,
+                                                               s.seed)
+        self.k, self.tol, self.max_iter, self.fields = s.k, s.tol, s.max_iter, s.fields
+        self.file_message, self.init_message = s.file_message, s.init_message
+        self.voronoi, self.all_devices = s.voronoi, s.all_devices
+        self.export_button, self.export_status = s.export_button, s.export_status
         self.load_button.clicked.connect(self._on_load_clicked)
-        self.file_message = _message_label("kmeansFileMessage")
-        self.init = QComboBox()
-        self.init.setObjectName("kmeansInit")
-        self.init.setToolTip(
-            "how to choose the starting centroids; 'click to place' uses your clicks")
-        for text, key in INITS:
-            self.init.addItem(text, key)
         self.init.currentIndexChanged.connect(self._on_init_changed)
-        self.init_message = _message_label("kmeansInitMessage")
-        self.k = NumberField("kmeansK", "K", 4, integer=True, low=1,
-                             tip=f"clusters, 1 to N (at most {MAX_CLUSTERS} can be drawn)")
-        self.tol = NumberField("kmeansTol", "tolerance", 1e-5, integer=False,
-                               tip="stop when the mean squared distance drops by no more than "
-                                   "this; 0: when no point changes cluster; "
-                                   "< 0: run max iterations")
-        self.max_iter = NumberField("kmeansMaxIter", "max iterations", 100, integer=True, low=0,
-                                    high=MAX_ITER,
-                                    tip="stop after this many iterations even if not converged")
-        self.voronoi = QCheckBox("Voronoi background")
-        self.voronoi.setObjectName("kmeansVoronoi")
-        self.voronoi.setToolTip("shade the plane by nearest centroid (the assignment regions)")
         self.voronoi.toggled.connect(self.scatter.set_voronoi_visible)
-        self.fields = (self.n_points, self.blob_k, self.spread, self.seed, self.k, self.tol,
-                       self.max_iter)
-        self.all_devices = QCheckBox("all devices")
-        self.all_devices.setObjectName("kmeansAllDevices")
-        session.sig_devices_changed.connect(self._on_devices)
-        self._on_devices(session.devices)
+        self.export_button.clicked.connect(self._on_export_clicked)
+        session.sig_devices_changed.connect(s.set_devices)
+        s.set_devices(session.devices)
 
+        self.settings_button = QPushButton("Settings")
+        self.settings_button.setObjectName("kmeansSettingsToggle")
+        self.settings_button.setCheckable(True)
+        self.settings_button.setToolTip(
+            "show the data, initialisation and stopping settings in place of the plots "
+            "(the panel is too small for both); click again for the plots")
+        self.settings_button.toggled.connect(self._on_settings_toggled)
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("kmeansRun")
         self.run_button.setToolTip("run k-means in the engine and record every iteration")
@@ -280,73 +160,204 @@ class KMeansPanel(Panel):
                                      "shows each iteration for two half-steps' time")
         self.speed.edit.setMaximumWidth(70)
         self.speed.sig_value_changed.connect(self._on_speed_changed)
-        self.export_button = QPushButton("Export ...")
-        self.export_button.setObjectName("kmeansExport")
-        self.export_button.setToolTip("the run as an animated GIF, or the frame shown as a PNG")
-        self.export_button.clicked.connect(self._on_export_clicked)
-        self.export_status = QLabel("")
-        self.export_status.setObjectName("kmeansExportStatus")
-        self.export_status.setWordWrap(True)
-        self.export_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.export_status.hide()
         self.status = QLabel("")
         self.status.setObjectName("kmeansStatus")
         self.status.setWordWrap(True)
-        self.message = _message_label("kmeansMessage")  # a failed run, under the Run button
+        self.message = message_label("kmeansMessage")  # a failed run, under the controls
 
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._on_tick)
         self._on_speed_changed(self.speed.value() or 2.0)
+        # A font change reaches the children after the panel: arrange once they know it.
+        self._arrange_timer = QTimer(self, singleShot=True, interval=0)
+        self._arrange_timer.timeout.connect(self._arrange)
 
-        form = QFormLayout()
-        form.addRow("data", self.dataset)
-        form.addRow("points N", self.n_points)
-        form.addRow("blobs", self.blob_k)
-        form.addRow("spread", self.spread)
-        form.addRow("seed", self.seed)
-        form.addRow(self.load_button)
-        form.addRow(self.file_message)
-        form.addRow("init", self.init)
-        form.addRow(self.init_message)
-        form.addRow("K", self.k)
-        form.addRow("tolerance", self.tol)
-        form.addRow("max iterations", self.max_iter)
-        form.addRow(self.all_devices)
-        form.addRow(self.voronoi)
-        controls = QWidget()
-        controls.setMaximumWidth(320)  # long messages wrap instead of widening the column
-        cl = QVBoxLayout(controls)
-        cl.addLayout(form)
-        cl.addWidget(self.run_button)
-        cl.addWidget(self.message)
-        cl.addWidget(self.export_button)
-        cl.addWidget(self.export_status)
-        cl.addStretch(1)
-        cl.addWidget(self.status)
-        transport = QHBoxLayout()
-        for w in (self.play_button, self.back_button, self.assign_button, self.update_button,
-                  self.step_button):
-            transport.addWidget(w)
-        transport.addWidget(self.scrubber, 1)
-        transport.addWidget(self.speed)
-        transport.addWidget(QLabel("half-steps/s"))
-        # The plots keep their minimum sizes (the panel's minimumSizeHint asks for them).
-        plots = QSplitter(Qt.Orientation.Vertical)
-        plots.setChildrenCollapsible(False)
-        plots.addWidget(self.scatter)
-        plots.addWidget(self.distortion)
-        plots.setStretchFactor(0, 4)
-        plots.setStretchFactor(1, 1)
-        right = QWidget()
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(plots, 1)
-        rl.addLayout(transport)
-        layout = QHBoxLayout(self)
-        layout.addWidget(controls)
-        layout.addWidget(right, 1)
-        self._on_dataset_changed()
+        self.plots = QWidget()
+        self.plots.setObjectName("kmeansPlots")
+        self._plots_layout = QBoxLayout(QBoxLayout.Direction.LeftToRight, self.plots)
+        self._plots_layout.setContentsMargins(0, 0, 0, 0)
+        self._plots_layout.addWidget(self.scatter, SCATTER_SHARE)
+        self._plots_layout.addWidget(self.distortion, 1)
+        body = QHBoxLayout()
+        body.addWidget(self.settings)
+        body.addWidget(self.plots, 1)
+        self._buttons = QHBoxLayout()
+        for w in (self.settings_button, self.run_button, self.play_button, self.back_button,
+                  self.assign_button, self.update_button, self.step_button):
+            self._buttons.addWidget(w)
+        self._buttons.addStretch(1)
+        self._scrub = QHBoxLayout()
+        self._scrub.addWidget(self.scrubber, 1)
+        self._scrub.addWidget(self.speed)
+        self._scrub.addWidget(QLabel("half-steps/s"))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(body, 1)
+        layout.addLayout(self._buttons)
+        layout.addLayout(self._scrub)
+        layout.addWidget(self.status)
+        layout.addWidget(self.message)
         self._enable_transport(False)
+        self._arrange()
+
+    # ------------------------------------------------------------------ arrangement
+
+    @property
+    def compact(self) -> bool:
+        """True while the side bar is behind the Settings button (the panel is small)."""
+        return self._compact
+
+    @property
+    def curve_beside(self) -> bool:
+        """True while the distortion curve is beside the scatter, False when under it."""
+        return self._beside
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        """The smallest arrangement's: settings behind their button, the curve beside the
+        scatter. A larger one would make the dock scroll instead of the panel rearranging."""
+        margin_w, margin_h, gap = self._margins()
+        plots_h = max(self.scatter.minimumHeight(), self.distortion.minimumHeight())
+        rows = self._rows_size()
+        return QSize(max(self._plots_min_width(), rows.width()) + margin_w,
+                     plots_h + gap + rows.height() + margin_h)
+
+    # The status wraps, which makes the layout's height depend on the width; a scroll
+    # area then gives the panel the layout's preferred height for its width, which is
+    # the current arrangement's and may be taller than the dock. Only the minimum counts.
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt override)
+        return False
+
+    def heightForWidth(self, _width: int) -> int:  # noqa: N802 (Qt override)
+        return self.minimumSizeHint().height()
+
+    def _margins(self) -> tuple[int, int, int]:
+        """The panel layout's margins across and up (both sides), and its spacing."""
+        layout = self.layout()
+        assert isinstance(layout, QLayout)
+        m = layout.contentsMargins()
+        return m.left() + m.right(), m.top() + m.bottom(), layout.spacing()
+
+    def _rows_size(self) -> QSize:
+        """The buttons, scrubber and status under the plots: widest minimum (the Settings
+        button counted when hidden), total height (the status given ``STATUS_LINES``
+        lines, so that a summary that wraps fits)."""
+        gap = self._margins()[2]
+        buttons = self._buttons.minimumSize()
+        if self.settings_button.isHidden():
+            buttons.setWidth(buttons.width() + self.settings_button.sizeHint().width() + gap)
+        rows = (buttons, self._scrub.minimumSize())
+        status = self.status.fontMetrics().lineSpacing() * STATUS_LINES
+        width = max(r.width() for r in rows)
+        return QSize(width, sum(r.height() for r in rows) + status + 2 * gap)
+
+    def _body_size(self, size: QSize, side_bar: bool) -> QSize:
+        """What the plots get of a panel of ``size``, with or without the side bar beside."""
+        margin_w, margin_h, gap = self._margins()
+        width = size.width() - margin_w
+        if side_bar:
+            width -= self.settings.natural_size()[0] + gap
+        height = size.height() - margin_h - gap - self._rows_size().height()
+        return QSize(max(width, 0), max(height, 0))
+
+    def _choose_compact(self, size: QSize) -> bool:
+        """Compact when the side bar would not show whole beside plots at their minimum."""
+        side_w, side_h = self.settings.natural_size()
+        margin_w, margin_h, gap = self._margins()
+        rows = self._rows_size()
+        need_w = max(side_w + gap + self._plots_min_width(), rows.width()) + margin_w
+        need_h = side_h + gap + rows.height() + margin_h
+        extra = HYSTERESIS if self._compact else 0
+        return size.width() < need_w + extra or size.height() < need_h + extra
+
+    def _scatter_shown(self, body: QSize, beside: bool) -> float:
+        """How wide the data shows (view pixels across the data's box) when the plots get
+        ``body`` and the curve is beside (or under) the scatter; 0 when it does not fit."""
+        cw, ch = self.scatter.chrome()
+        aspect = self.scatter.data_aspect()
+        gap = self._plots_layout.spacing()
+        if beside:
+            if body.width() < self.scatter.minimumWidth() + gap + self.distortion.minimumWidth():
+                return 0.0
+            view_w = body.width() - gap - self.distortion.minimumWidth() - cw
+            view_h = body.height() - ch
+        else:
+            if body.height() < (self.scatter.minimumHeight() + gap
+                                + self.distortion.minimumHeight()):
+                return 0.0
+            view_w = body.width() - cw
+            view_h = body.height() - gap - self.distortion.minimumHeight() - ch
+        return max(min(view_w, view_h * aspect), 0.0)
+
+    def _plots_min_width(self) -> int:
+        """The plots' narrowest: the curve beside the scatter, both at their minimum."""
+        return (self.scatter.minimumWidth() + self._plots_layout.spacing()
+                + self.distortion.minimumWidth())
+
+    def _arrange(self) -> None:
+        """Choose the arrangement for the panel's size now (see the module's docstring)."""
+        size = self.size()
+        self._compact = self._choose_compact(size)
+        opened = self._compact and self.settings_button.isChecked()
+        side_bar = not self._compact or opened
+        body = self._body_size(size, side_bar=side_bar)
+        # Opened on a short panel, the settings scroll beside the plots when both fit across;
+        # on a narrow one they take the plots' place.
+        plots_shown = not opened or body.width() >= self._plots_min_width()
+        beside, under = self._scatter_shown(body, True), self._scatter_shown(body, False)
+        if under == 0.0 or beside == 0.0:
+            self._beside = under == 0.0  # only one fits (beside is the minimum's when neither)
+        elif self._beside:  # hysteresis: the other must show the data clearly larger
+            self._beside = beside * 1.1 >= under
+        else:
+            self._beside = beside > under * 1.1
+
+        self.settings_button.setVisible(self._compact)
+        self.settings.setFixedWidth(self.settings.natural_size()[0])
+        self.settings.setVisible(side_bar)
+        self.plots.setVisible(plots_shown)
+        direction = (QBoxLayout.Direction.LeftToRight if self._beside
+                     else QBoxLayout.Direction.TopToBottom)
+        if self._plots_layout.direction() != direction:
+            self._plots_layout.setDirection(direction)
+        self._fit_scatter(body)
+
+    def _fit_scatter(self, body: QSize | None = None) -> None:
+        """Give the scatter the data's shape, across from the size it has (or will have,
+        ``body`` being what the plots get): the rest goes to the curve."""
+        if self._beside:
+            height = body.height() if body is not None else self.scatter.height()
+            width, high = self.scatter.width_for_height(height), WIDGET_MAX
+        else:
+            width_now = body.width() if body is not None else self.scatter.width()
+            width, high = WIDGET_MAX, self.scatter.height_for_width(width_now)
+        if (abs(self.scatter.maximumWidth() - width) > 1
+                or abs(self.scatter.maximumHeight() - high) > 1):
+            self.scatter.setMaximumSize(width, high)
+
+    def _on_scatter_resized(self, *_: object) -> None:
+        if self.isVisible():
+            self._fit_scatter()  # the axes took their room: the real chrome is known now
+
+    def _on_settings_toggled(self, _on: bool) -> None:
+        self._arrange()
+
+    def show_settings(self, on: bool = True) -> None:
+        """Show the side bar (compact: in the plots' place) or, ``on`` False, the plots."""
+        if self._compact:
+            self.settings_button.setChecked(on)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._arrange()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        self._arrange()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._arrange_timer.start()
 
     # ------------------------------------------------------------------ running
 
@@ -372,6 +383,8 @@ class KMeansPanel(Panel):
         if request is None:
             return
         self.play_button.setChecked(False)
+        if self.plots.isHidden():
+            self.show_settings(False)  # the settings hide the plots: the run is what to watch
         self.status.setText("running ...")
         self.requests.kmeans(request, self._on_reply)
 
@@ -417,6 +430,9 @@ class KMeansPanel(Panel):
     def _refuse(self, label: QLabel, text: str) -> None:
         label.setText(text)
         label.show()
+        if self.settings.isAncestorOf(label):
+            self.show_settings()  # the message is under its box: show the box
+            self.settings.ensureWidgetVisible(label)
         self._announce(text)
 
     def _announce(self, text: str) -> None:
@@ -461,6 +477,7 @@ class KMeansPanel(Panel):
         dataset = self.dataset.currentData()
         self._known_n[(dataset, self._path if dataset == "file" else None)] = run.n
         self.scatter.set_points(demo.points)
+        self._arrange()  # the data's shape may call for the curve on the other side
         self.distortion.set_history(run.inertia_mean)
         self.scrubber.blockSignals(True)
         self.scrubber.setRange(0, 2 * run.iterations)
@@ -593,6 +610,8 @@ class KMeansPanel(Panel):
     def set_presentation_scale(self, factor: float) -> None:
         self.scatter.set_presentation_scale(factor)
         self.distortion.set_presentation_scale(factor)
+        self.updateGeometry()  # the minimum size changed with the plots'
+        self._arrange()
 
     def set_scheme(self, scheme: str) -> None:
         self.scatter.set_scheme(scheme)
@@ -600,29 +619,15 @@ class KMeansPanel(Panel):
 
     # ------------------------------------------------------------------ slots
 
-    def _on_devices(self, report: DeviceReport | None) -> None:
-        """Say which devices "all devices" shards over: the default backend's."""
-        tip = ("shard the points over every device of the engine's default backend "
-               "(jax.sharding); the result is the one-device result")
-        if report is not None:
-            mine = [d.name for d in report.devices if d.platform == report.default_backend]
-            self.all_devices.setText(f"all devices ({len(mine)})")
-            tip += f": {', '.join(mine)}"
-        self.all_devices.setToolTip(tip)
-
     def _enable_transport(self, on: bool) -> None:
         for w in (self.play_button, self.back_button, self.assign_button, self.update_button,
                   self.step_button, self.scrubber, self.export_button):
             w.setEnabled(on)
 
-    def _on_dataset_changed(self, *_: object) -> None:
-        blobs = self.dataset.currentData() == "blobs"
-        for w in (self.n_points, self.blob_k, self.spread):
-            w.setEnabled(blobs)
-        self.load_button.setEnabled(self.dataset.currentData() == "file")
-
     def _on_init_changed(self, *_: object) -> None:
         if self.init.currentData() == "given":
+            if self.plots.isHidden():
+                self.show_settings(False)  # the clicks go on the plot
             self.status.setText("click on the plot to place the starting centroids, then Run")
 
     def _on_clicked(self, x: float, y: float) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer
@@ -26,6 +27,7 @@ from workbench.ui.panels.banner import stale_banner
 
 if TYPE_CHECKING:
     from workbench.ui.control.session import Session
+    from workbench.ui.style.theme import PresentationZoom
 
 SOURCE_FAILED = "the editor's code does not run now: this shows the last code that ran"
 SETTLE_S = 0.6  # seconds after the last edit before panels follow it
@@ -52,6 +54,21 @@ class Panel(QWidget):
     def set_scheme(self, scheme: str) -> None:
         """Follow the window's colour scheme, ``"light"`` or ``"dark"``."""
         raise NotImplementedError
+
+    def follow_zoom(self, zoom: PresentationZoom) -> None:
+        """Take the window's zoom now, and each change of it when the panel is shown: a
+        panel in a background tab re-lays its plots out only once it is brought forward,
+        so presentation mode costs the panels nobody sees nothing."""
+        zoom.sig_zoom_changed.connect(self._on_zoom)
+        if zoom.factor != 1.0:
+            self.set_presentation_scale(zoom.factor)
+
+    def _on_zoom(self, factor: float) -> None:
+        self.when_shown("presentation scale", partial(self.set_presentation_scale, factor))
+
+    def forget_view_state(self) -> None:
+        """Drop what belongs to the code shown so far (a crosshair, a selection): other code
+        is opened. Panels with such state override it."""
 
     def when_shown(self, key: str, work: Callable[[], None]) -> None:
         """Run ``work`` when the event loop next turns, or when the panel is next shown."""

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QSlider, QWidget
 
 SLIDER_STEPS = 200
+TYPICAL_VALUE = -99999.0  # the value box is as wide as this value's text
 
 
 def default_slider_range(default: float, integer: bool = False) -> tuple[float, float]:
@@ -34,6 +35,24 @@ def fmt_number(value: float) -> str:
     """Six significant digits: the one format of the plot panel's bounds, range ends and
     readouts, short enough for a narrow field and exact enough to type back."""
     return f"{value:.6g}"
+
+
+class _ValueBox(QDoubleSpinBox):
+    """A value box as wide as a typical value, not as the ±1e12 it accepts: on a projector's
+    narrow dock that width goes to the slider. A longer value scrolls in the box."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt naming)
+        return self._narrowed(super().sizeHint())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt naming)
+        return self._narrowed(super().minimumSizeHint())
+
+    def _narrowed(self, hint: QSize) -> QSize:
+        metrics = self.fontMetrics()
+        widest = max(metrics.horizontalAdvance(self.textFromValue(v))
+                     for v in (self.minimum(), self.maximum()))
+        typical = metrics.horizontalAdvance(self.textFromValue(TYPICAL_VALUE))
+        return QSize(hint.width() - max(widest - typical, 0), hint.height())
 
 
 class ParamSlider(QWidget):
@@ -62,13 +81,17 @@ class ParamSlider(QWidget):
         for edit in (self.min_edit, self.max_edit):
             edit.setMaximumWidth(70)
             edit.editingFinished.connect(self._on_bounds_edited)
+        self.min_edit.setToolTip(f"the slider's lowest {name}")
+        self.max_edit.setToolTip(f"the slider's highest {name}")
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setObjectName(f"param_{name}_slider")
-        self.value_box = QDoubleSpinBox()
+        self.slider.setToolTip(f"drag to change {name}; the plot follows")
+        self.value_box = _ValueBox()
         self.value_box.setObjectName(f"param_{name}_value")
         self.value_box.setRange(-1e12, 1e12)
         self.value_box.setDecimals(0 if integer else 4)
         self.value_box.setKeyboardTracking(False)
+        self.value_box.setToolTip(f"{name}: type any value (outside the slider's range widens it)")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)

@@ -11,9 +11,15 @@ The crosshair readout follows the same rule: when the cursor moves, each plotted
 asks the engine for its values at exactly that x (``CurvesAt``, keyed ``point:<name>``,
 at most one in flight, the newest x goes out next), so the readout shows the engine's
 numbers, flagged where f is not differentiable, never values interpolated between samples.
+A mouse moves in steps of a pixel and never lands on x = 0, so the crosshair also takes an
+exact x (typed, or ``set_crosshair`` from a lesson) and the mouse snaps to 0 and to the
+kinks the plot knows within a few pixels.
 
-The parameter sliders (``ParamSlider``) and the Hessian pane (``HessianPane``) live in
-their own modules; this one holds the overlay list, the range and the requests.
+On a projector's short dock the controls fold into one row (``PlotControls``) so the plot,
+its axes and legend and every slider stay on screen together; the panel decides that from
+the height its plot gets, with no wiring. The parameter sliders (``ParamSlider``), the
+controls and the Hessian pane (``HessianPane``) live in their own modules; this one holds
+the layout, the overlays, the range and the requests.
 
 The panel knows nothing of the main window: it takes the session, follows its
 current call and its loaded functions, and asks the engine only for samples;
@@ -26,17 +32,13 @@ import math
 from dataclasses import dataclass, field
 from functools import partial
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
     QListWidgetItem,
     QPushButton,
-    QSpinBox,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -54,10 +56,15 @@ from workbench.ui.control.session import Session
 from workbench.ui.panels.hessian_pane import HessianPane, parse_point
 from workbench.ui.panels.panel import Panel
 from workbench.ui.panels.param_slider import ParamSlider, default_slider_range, fmt_number
+from workbench.ui.panels.plot_controls import DEFAULT_RANGE, PlotControls, wants_compact
 
-DEFAULT_RANGE = (-5.0, 5.0)
-PLOT_MIN_HEIGHT = 240  # pixels at scale 1: axes, ticks and curves stay readable
-DEFAULT_POINTS = 1000
+# Heights of the plot widget at scale 1 (times the presentation scale). Below
+# PLOT_MIN_HEIGHT the full controls give way to the compact row; below
+# COMPACT_PLOT_MIN_HEIGHT the dock scrolls (220 px of axes, ticks and curves at 1.5x).
+PLOT_MIN_HEIGHT = 240
+COMPACT_PLOT_MIN_HEIGHT = 150
+MORE_OPEN_PLOT_MIN_HEIGHT = 100  # while "more" is open on a short panel: shorter, not gone
+COMPACT_HYSTERESIS = 32  # pixels at scale 1 more than needed before the full controls return
 
 
 @dataclass
@@ -70,6 +77,9 @@ class _Plotted:
     bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
     curves: Curves | None = None  # the last samples shown
     error: str = ""
+    # Where the engine said f is not differentiable, for these parameter values.
+    kinks: set[float] = field(default_factory=set)
+    kink_params: dict[str, float] = field(default_factory=dict)
 
 
 class FunctionPlotPanel(Panel):
@@ -100,6 +110,7 @@ class FunctionPlotPanel(Panel):
         self._range = DEFAULT_RANGE
         self._notes: dict[str, str] = {}
         self._sliders: dict[str, ParamSlider] = {}
+        self._scale = 1.0
         self.compilations = 0  # replies whose samples had to compile (the engine's flag)
         self.replies = 0
         self._build()
@@ -111,55 +122,25 @@ class FunctionPlotPanel(Panel):
     # ------------------------------------------------------------------ building
 
     def _build(self) -> None:
-        self.function_choice = QComboBox()
-        self.function_choice.setObjectName("plotFunctionChoice")
-        self.function_choice.setToolTip("a function of the editor to add to the plot")
-        self.function_choice.setMinimumContentsLength(10)
-        self.add_button = QPushButton("add")
-        self.add_button.setObjectName("plotAddFunction")
-        self.add_button.setToolTip("overlay this function on the plot")
+        self.controls = PlotControls()
+        c = self.controls
+        # The controls' widgets under the names the panel has always had.
+        self.function_choice, self.add_button = c.function_choice, c.add_button
+        self.overlay_list, self.remove_button = c.overlay_list, c.remove_button
+        self.order_spin, self.lo_edit, self.hi_edit = c.order_spin, c.lo_edit, c.hi_edit
+        self.points_spin, self.tangent_box, self.error_box = (c.points_spin, c.tangent_box,
+                                                              c.error_box)
+        self.cursor_edit, self.more_button = c.cursor_edit, c.more_button
+        c.sig_more_toggled.connect(lambda _on: self._fit_plot_minimum())
         self.add_button.clicked.connect(lambda: self.add_function(
             self.function_choice.currentText(), pinned=True))
-        self.overlay_list = QListWidget()
-        self.overlay_list.setObjectName("plotOverlayList")
-        self.overlay_list.setMaximumHeight(70)
         self.overlay_list.currentTextChanged.connect(self._on_active_changed)
-        self.remove_button = QPushButton("remove")
-        self.remove_button.setObjectName("plotRemoveFunction")
-        self.remove_button.setToolTip("remove the selected function from the plot")
         self.remove_button.clicked.connect(self._on_remove_clicked)
-
-        self.order_spin = QSpinBox()
-        self.order_spin.setObjectName("plotOrder")
-        self.order_spin.setToolTip("how many derivatives to draw: 0 is f alone, 2 is f, f′ and f″")
-        self.order_spin.setRange(0, 4)
-        self.order_spin.setValue(2)
-        self.order_spin.setPrefix("order ")
         self.order_spin.valueChanged.connect(lambda _v: self.resample())
-        self.lo_edit = QLineEdit(fmt_number(DEFAULT_RANGE[0]))
-        self.lo_edit.setObjectName("plotRangeLo")
-        self.lo_edit.setToolTip("left end of the x range (panning the plot changes it too)")
-        self.hi_edit = QLineEdit(fmt_number(DEFAULT_RANGE[1]))
-        self.hi_edit.setObjectName("plotRangeHi")
-        self.hi_edit.setToolTip("right end of the x range (panning the plot changes it too)")
         for edit in (self.lo_edit, self.hi_edit):
-            edit.setMaximumWidth(80)
             edit.editingFinished.connect(self._on_range_edited)
-        self.points_spin = QSpinBox()
-        self.points_spin.setObjectName("plotPoints")
-        self.points_spin.setToolTip("how many points to sample on the range")
-        self.points_spin.setRange(2, 100_000)
-        self.points_spin.setValue(DEFAULT_POINTS)
-        self.points_spin.setSuffix(" points")
-        self.points_spin.setKeyboardTracking(False)
+        self.cursor_edit.returnPressed.connect(self._on_cursor_typed)
         self.points_spin.valueChanged.connect(lambda _v: self.resample())
-        self.tangent_box = QCheckBox("tangent")
-        self.tangent_box.setObjectName("plotTangent")
-        self.tangent_box.setToolTip("draw the tangent of f at the cursor")
-        self.error_box = QCheckBox("finite-difference error")
-        self.error_box.setObjectName("plotFdError")
-        self.error_box.setToolTip(
-            "compare each derivative with a finite difference of the one before")
 
         self.params_box = QWidget()
         self.params_box.setObjectName("plotParams")
@@ -173,7 +154,8 @@ class FunctionPlotPanel(Panel):
         self.message.hide()
 
         self.plot = FunctionPlot()
-        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)  # usable; a short dock scrolls instead
+        self.plot.setMinimumHeight(COMPACT_PLOT_MIN_HEIGHT)  # shorter docks scroll
+        self.plot.installEventFilter(self)  # its height decides compact or full controls
         self.tangent_box.toggled.connect(self.plot.set_tangent_visible)
         self.error_box.toggled.connect(self.plot.set_error_visible)
         self.plot.sig_range_changed.connect(self._on_view_range)
@@ -183,37 +165,24 @@ class FunctionPlotPanel(Panel):
         self.hessian.sig_hessian_shown.connect(self.sig_hessian_shown)
         self.hessian.sig_problem.connect(self._on_hessian_problem)
 
-        top = QHBoxLayout()
-        top.addWidget(QLabel("function"))
-        top.addWidget(self.function_choice)
-        top.addWidget(self.add_button)
-        top.addWidget(self.overlay_list, 1)
-        top.addWidget(self.remove_button)
-        row = QHBoxLayout()
-        row.addWidget(self.order_spin)
-        row.addWidget(QLabel("x from"))
-        row.addWidget(self.lo_edit)
-        row.addWidget(QLabel("to"))
-        row.addWidget(self.hi_edit)
-        row.addWidget(self.points_spin)
-        row.addWidget(self.tangent_box)
-        row.addWidget(self.error_box)
-        row.addStretch(1)
-
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.plot)
-        splitter.addWidget(self.hessian)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([3000, 1000])  # scaled to the width: room for the pane's text
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.plot)
+        self.splitter.setStretchFactor(0, 3)
+        # The plot and, below it, the Hessian pane's one line for an R -> R function; beside
+        # it (in the splitter) while the pane has a point to type or a matrix to show.
+        self.plot_area = QWidget()
+        self.plot_area.setObjectName("plotArea")
+        self._area_layout = QVBoxLayout(self.plot_area)
+        self._area_layout.setContentsMargins(0, 0, 0, 0)
+        self._area_layout.addWidget(self.splitter, 1)
+        self._place_hessian(beside=True)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(top)
-        layout.addLayout(row)
+        layout.addWidget(self.controls)
         layout.addWidget(self.params_box)
         layout.addWidget(self.message)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.plot_area, 1)
 
     # ------------------------------------------------------------------ public API
 
@@ -389,11 +358,43 @@ class FunctionPlotPanel(Panel):
         """f(x) and the gradient under the heatmap (the pane's)."""
         return self.hessian.hessian_info
 
+    def set_crosshair(self, x: float) -> None:
+        """Put the crosshair at exactly ``x`` (the "crosshair x =" field, a lesson's ``--at``):
+        the readout then shows the engine's values there, flagged where f is not
+        differentiable. Before any curve is drawn it waits and applies once they are."""
+        x = float(x)
+        if not math.isfinite(x):
+            raise ValueError(f"the crosshair needs a finite x, got {x}")
+        self._note("crosshair", "")
+        self.plot.set_cursor(x)  # kept by the plot until curves arrive; they ask for values
+
+    def crosshair(self) -> float | None:
+        """The crosshair's x, or None while it is hidden."""
+        return self.plot.cursor_x()
+
+    def forget_crosshair(self) -> None:
+        """Hide the crosshair and clear its readout and field (a new step or file starts
+        without the last one's x)."""
+        self.plot.set_cursor(None)
+        self.cursor_edit.clear()
+        self._note("crosshair", "")
+
+    def forget_view_state(self) -> None:
+        """Other code is opened: its plot starts without the old crosshair."""
+        self.forget_crosshair()
+
+    def is_compact(self) -> bool:
+        """True while the panel is too short for all its controls: one row shows, the rest
+        waits behind "more", so the plot and the sliders stay on screen."""
+        return self.controls.is_compact()
+
     def set_presentation_scale(self, factor: float) -> None:
         """Follow the window's presentation zoom (plot fonts, lines and markers)."""
-        self.plot.setMinimumHeight(round(PLOT_MIN_HEIGHT * factor))
+        self._scale = float(factor)
+        self._fit_plot_minimum()
         self.plot.set_presentation_scale(factor)
         self.hessian.set_presentation_scale(factor)
+        self._fit_controls()
 
     def set_scheme(self, scheme: str) -> None:
         """Follow the window's light or dark scheme."""
@@ -435,9 +436,11 @@ class FunctionPlotPanel(Panel):
             self._drawn[name] = self._drawn.get(name, 0) + 1
             for cp in curves.params:
                 st.params.setdefault(cp.name, cp.value)
+            if curves.param_values() != st.kink_params:
+                self._forget_kinks(st)
             if name == self.active_function():
                 self._sync_sliders(st, curves.params)
-                self.hessian.set_function(name, curves.vector_to_scalar)
+                self._hessian_about(name, curves.vector_to_scalar)
             self._note(f"f:{name}", _nonfinite_note(curves))
             self._want_point(name)  # the readout's values belonged to the old curves
             self.sig_curves_shown.emit(curves)
@@ -447,11 +450,27 @@ class FunctionPlotPanel(Panel):
             st.error = reply_text(reply)
             self._note(f"f:{name}", f"{name}: {st.error}")
             if name == self.active_function():
-                self.hessian.set_function(name, None)
+                self._hessian_about(name, None)
 
-    def _on_cursor_moved(self, _x: float) -> None:
+    def _on_cursor_moved(self, x: float) -> None:
+        if not self.cursor_edit.hasFocus():  # never under the user's typing
+            self.cursor_edit.setText(fmt_number(x))
         for name in self._plotted:
             self._want_point(name)
+
+    def _on_cursor_typed(self) -> None:
+        text = self.cursor_edit.text().strip()
+        if not text:
+            self.forget_crosshair()
+            return
+        try:
+            x = float(text)
+        except ValueError:
+            x = math.nan
+        if not math.isfinite(x):
+            self._note("crosshair", f"the crosshair x must be a number, e.g. 0 (got {text!r})")
+            return
+        self.set_crosshair(x)
 
     def _want_point(self, name: str) -> None:
         """Ask for ``name``'s values at the crosshair, or after the request in flight."""
@@ -477,9 +496,26 @@ class FunctionPlotPanel(Panel):
             return  # new curves were drawn meanwhile; their own request follows
         values = p.result_value(reply, PointValues)
         if values is not None:
+            self._remember_kink(self._plotted[name], values)
             self.plot.set_point_values(values)
             self.sig_point_shown.emit(values)
         # A failure here is the curves' failure too, and already shown next to them.
+
+    def _remember_kink(self, st: _Plotted, values: PointValues) -> None:
+        """Where the engine said f is not differentiable the mouse snaps from now on, while the
+        parameters stay (the curves these values belong to are on screen)."""
+        params = st.curves.param_values() if st.curves is not None else {}
+        if params != st.kink_params:
+            st.kinks.clear()
+            st.kink_params = params
+        if not values.differentiable and values.x not in st.kinks:
+            st.kinks.add(values.x)
+            self.plot.set_known_kinks(st.name, st.kinks)
+
+    def _forget_kinks(self, st: _Plotted) -> None:
+        if st.kinks:
+            st.kinks.clear()
+            self.plot.set_known_kinks(st.name, ())
 
     def _on_session_changed(self, _value: object = None) -> None:
         self.when_settled("sync", self._sync_with_session, self.session)
@@ -502,6 +538,8 @@ class FunctionPlotPanel(Panel):
         followed = self._followed
         self.follow_current()
         if reloaded:
+            for st in self._plotted.values():
+                self._forget_kinks(st)  # the definitions may have changed
             for name in self._plotted:
                 if name != self._followed or followed == self._followed:
                     self._sample(name)
@@ -513,6 +551,54 @@ class FunctionPlotPanel(Panel):
 
     def _on_hessian_problem(self, text: str) -> None:
         self._note("hessian", text)
+
+    def _hessian_about(self, name: str, vector_to_scalar: bool | None) -> None:
+        self.hessian.set_function(name, vector_to_scalar)
+        self._place_hessian(beside=not self.hessian.explains_one_number())
+
+    def _place_hessian(self, *, beside: bool) -> None:
+        """Beside the plot while the pane has a point to type or a matrix to show; under it,
+        one line, while it only says that an R -> R function's Hessian is f″ (then the plot
+        keeps the whole width)."""
+        if beside == (self.hessian.parentWidget() is self.splitter):
+            return
+        policy = self.hessian.sizePolicy()  # below: one line, the plot takes the height
+        policy.setVerticalPolicy(QSizePolicy.Policy.Preferred if beside
+                                 else QSizePolicy.Policy.Maximum)
+        self.hessian.setSizePolicy(policy)
+        if beside:
+            self.splitter.addWidget(self.hessian)
+            self.splitter.setStretchFactor(1, 1)
+            self.splitter.setSizes([3000, 1000])  # scaled to the width: room for the pane
+        else:
+            self._area_layout.addWidget(self.hessian)
+        self.hessian.show()  # a moved widget shows only when the event loop turns
+
+    # ------------------------------------------------------------------ compact layout
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt naming)
+        if event.type() == QEvent.Type.Resize and watched is getattr(self, "plot", None):
+            self._fit_controls()
+        return super().eventFilter(watched, event)
+
+    def _fit_controls(self) -> None:
+        """The compact row while the plot would be shorter than it needs beside every
+        control (a projector's short dock), every control when it is tall enough again."""
+        if not self.plot.isVisible():
+            return  # no height to judge by; showing the panel resizes the plot
+        compact = wants_compact(self.controls.is_compact(), self.plot.height(),
+                                self.controls.folded_height(),
+                                round(PLOT_MIN_HEIGHT * self._scale),
+                                round(COMPACT_HYSTERESIS * self._scale))
+        if compact != self.controls.is_compact():
+            self.controls.set_compact(compact)
+            self._fit_plot_minimum()
+
+    def _fit_plot_minimum(self) -> None:
+        """Below its minimum the dock scrolls: lower while the user has "more" open on a short
+        panel, so the controls they asked for push nothing off screen."""
+        base = MORE_OPEN_PLOT_MIN_HEIGHT if self.controls.more_open() else COMPACT_PLOT_MIN_HEIGHT
+        self.plot.setMinimumHeight(round(base * self._scale))
 
     # ------------------------------------------------------------------ sliders
 
@@ -560,8 +646,8 @@ class FunctionPlotPanel(Panel):
     def _on_active_changed(self, name: str) -> None:
         self._clear_sliders()
         st = self._plotted.get(name)
-        self.hessian.set_function(name, st.curves.vector_to_scalar
-                                  if st is not None and st.curves is not None else None)
+        self._hessian_about(name, st.curves.vector_to_scalar
+                            if st is not None and st.curves is not None else None)
         if st is None:
             return
         if name in self.plot.functions():

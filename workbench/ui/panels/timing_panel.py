@@ -15,34 +15,42 @@ The panel follows the session's loaded functions, current call and devices
 the engine for nothing but measurements. The exports reuse the api's pure-data
 conversion (``api.timing_report``), so the JSON is exactly what ``workbench
 time --format json`` prints.
+
+Each measurement remembers the source it ran on: the file name and text of the
+last source that loaded (``source_key`` of ``Session.source``). A lesson step
+asking again for what the panel last measured on the same source gets that
+measurement at once (paging back to a step does not re-measure for
+seconds), and notes compare a measurement only with one of the same function of the
+same source. Where the text is not known (the engine was loaded some other way) one
+load of the session counts as one source.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
+import hashlib
 import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypedDict
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QFileDialog,
+    QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
+    QLayout,
     QLineEdit,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSplitter,
-    QStyle,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -52,19 +60,25 @@ from workbench.api.choices import DEVICE_CHOICES, MODES
 from workbench.api.devices import DeviceReport
 from workbench.api.messages import reply_text
 from workbench.api.timing import SweepPoint, TimingConfig, TimingReport
-from workbench.api.timing_report import (
-    ROW_FIELDS,
-    ratio,
-    recompilation_notes,
-    report_json,
-    table_rows,
-)
+from workbench.api.timing_report import ROW_FIELDS, recompilation_notes, report_json
 from workbench.plots.export import export_png
-from workbench.plots.timing_chart import SweepRow, TimingBar, TimingChart, format_seconds
+from workbench.plots.timing_chart import FirstCall, SweepRow, TimingBar, TimingChart
 from workbench.ui.control.requests import EngineRequests
 from workbench.ui.control.session import Session
 from workbench.ui.panels.banner import call_text
 from workbench.ui.panels.panel import SOURCE_FAILED, Panel
+from workbench.ui.panels.timing_layout import Arranger, ElidedLabel
+from workbench.ui.panels.timing_table import (
+    COLUMN,
+    COLUMNS,
+    TABLE_MIN_ROWS,
+    cell_numbers,
+    fill_table,
+    fit_table_minimum,
+    new_table,
+    report_rows,
+    report_summary,
+)
 
 NO_BASELINE = "(no baseline)"
 # Measurement budgets (None: the engine's %timeit-like defaults, batches of 0.2 s,
@@ -73,44 +87,8 @@ BUDGETS: dict[str, TimingConfig | None] = {
     "standard (%timeit)": None,
     "quick": TimingConfig(min_batch_s=0.05, repeats=5, max_measure_s=1.0),
 }
-
-# (header, row key, kind): kind "s" seconds, "x" a ratio, "n" a size, "" text.
-COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("N", "size", "n"),  # the sweep's size of the row; the header becomes the sweep's name
-    ("device", "device", ""),
-    ("mode", "mode", ""),
-    ("mean ± std", "mean_s", "s"),
-    ("min", "min_s", "s"),
-    ("median", "median_s", "s"),
-    ("loops × repeats", "loops", ""),
-    ("trace", "trace_s", "s"),
-    ("lower", "lower_s", "s"),
-    ("compile", "compile_s", "s"),
-    ("first run", "first_run_s", "s"),
-    ("vs eager", "speedup_vs_eager", "x"),
-    ("vs baseline", "speedup_vs_baseline", "x"),
-    ("dispatch only", "dispatch_s", "s"),
-    ("dispatch + wait", "dispatch_wait_s", "s"),
-    ("transfer", "transfer_s", "s"),
-)
-COLUMN = {key: i for i, (_h, key, _k) in enumerate(COLUMNS)}
-TIPS = {
-    "size": "the size this row was measured at; the compile split, dispatch and transfer "
-            "are measured at the sweep's first size only",
-    "mean_s": "per call, over the repeats (as %timeit prints it)",
-    "loops": "calls per run × runs; * where the measurement budget cut them short",
-    "trace_s": "first jit call: Python traced to a jaxpr",
-    "lower_s": "first jit call: jaxpr lowered to StableHLO",
-    "compile_s": "first jit call: XLA compiles",
-    "first_run_s": "first jit call: the compiled code runs once",
-    "speedup_vs_eager": "eager median / this median, same device",
-    "speedup_vs_baseline": "NumPy baseline median / this median",
-    "dispatch_s": "a jitted call returns (asynchronous dispatch), before the result is ready",
-    "dispatch_wait_s": "a jitted call returns and its result is ready (block_until_ready)",
-    "transfer_s": "inputs host -> device (jax.device_put)",
-}
 EXPORTS = {"csv": "CSV", "json": "JSON", "png": "PNG"}
-TABLE_MIN_ROWS = 3  # rows the table always has room for, below its header
+NOTES_MAX_HEIGHT = 110  # pixels at presentation scale 1
 
 
 class TimingConfigFields(TypedDict, total=False):
@@ -123,77 +101,42 @@ class TimingConfigFields(TypedDict, total=False):
     dispatch_samples: int
 
 
-def _cell_text(value: float | int | str | bool | None, kind: str) -> str:
-    if value is None or isinstance(value, float) and not math.isfinite(value):
-        return "—"
-    if kind == "n" and isinstance(value, int):
-        return f"{value:,}"
-    if kind == "s" and isinstance(value, int | float):
-        return format_seconds(value)
-    if kind == "x":
-        return f"{value:.2f}×"
-    return str(value)
+def source_key(filename: str, source: str) -> str:
+    """What identifies a loaded source: its file name and its text, as a short digest."""
+    return hashlib.sha256(f"{filename}\0{source}".encode()).hexdigest()[:20]
 
 
-def report_rows(report: TimingReport) -> list[dict[str, Any]]:
-    """The table's rows: ``size`` (None without a sweep) and the ``ROW_FIELDS``.
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    """A report as the panel showed it: the request that measured it (None when shown by
+    ``show_report`` alone), the source it ran on (``source_key`` or ``load:N``), the notes."""
 
-    A sweep's first size has the full rows (``table_rows``: compile split, dispatch,
-    transfer); every further size adds one row per device and mode from its
-    ``SweepPoint``, with NaN where the engine measured nothing at that size.
-    """
-    rows = table_rows(report)
-    if report.sweep_name is None:
-        return [{"size": None, **row} for row in rows]
-    sizes = list(dict.fromkeys(pt.size for pt in report.sweep))
-    first = sizes[0] if sizes else None
-    out = [{"size": first, **row} for row in rows]
-    for size in sizes[1:]:
-        points = [pt for pt in report.sweep if pt.size == size]
-        eager = {pt.device: pt.median_s for pt in points if pt.mode == "eager"}
-        base = next((pt.median_s for pt in points if pt.mode == "numpy"), None)
-        for pt in points:
-            row: dict[str, Any] = dict.fromkeys(ROW_FIELDS, math.nan)
-            row.update(
-                size=size, device=pt.device, mode=pt.mode,
-                function=report.baseline if pt.mode == "numpy" else report.function,
-                mean_s=pt.mean_s, min_s=pt.min_s, median_s=pt.median_s, loops=pt.loops,
-                repeats=pt.repeats, unstable=False, budget_limited=pt.budget_limited,
-                speedup_vs_eager=ratio(eager.get(pt.device), pt.median_s),
-                speedup_vs_baseline=ratio(base, pt.median_s))
-            out.append(row)
-    return out
+    report: TimingReport
+    source: str
+    request: p.Time | None = None
+    notes: str = ""
 
 
-def report_summary(report: TimingReport) -> str:
-    """The status line: the call, and for a sweep which sizes each row and line belong to."""
-    call = call_text(report.function, report.args)
-    cancelled = ", cancelled" if report.cancelled else ""
-    if report.sweep_name is None:
-        return f"{call}: {len(report.results)} measurements{cancelled}"
-    sizes = sorted({pt.size for pt in report.sweep})
-    modes = list(dict.fromkeys(pt.mode for pt in report.sweep))
-    devices = list(dict.fromkeys(pt.device for pt in report.sweep if pt.mode != "numpy"))
-    if not sizes:
-        return f"{call}: sweep of {report.sweep_name}, no size measured{cancelled}"
-    span = f"{sizes[0]:,}" if len(sizes) == 1 else f"{sizes[0]:,} … {sizes[-1]:,}"
-    on = f" on {len(devices)} devices" if len(devices) > 1 else ""
-    return (f"{call} swept {report.sweep_name} = {span}: {len(sizes)} size"
-            f"{'s' if len(sizes) != 1 else ''} × {len(modes)} mode"
-            f"{'s' if len(modes) != 1 else ''}{on}{cancelled}")
+def same_request(a: p.Time | None, b: p.Time | None) -> bool:
+    """Whether two ``Time`` requests ask for the same measurement (their ids aside)."""
+    return (a is not None and b is not None
+            and dataclasses.replace(a, id="") == dataclasses.replace(b, id=""))
 
 
 class TimingPanel(Panel):
     """Measure a function jitted and eager on each device; table, chart, sweep and exports."""
 
     sig_report_shown = Signal(object)
-    """A finished measurement is shown (the engine's ``timing.TimingReport``)."""
+    """A measurement is shown (the engine's ``timing.TimingReport``): a new one, or the last
+    one again when a lesson step asks for it on the same source."""
     sig_measuring = Signal(bool)
     """A measurement started (True) or ended, finished or not (False)."""
     sig_message = Signal(str)
     """The inline message changed ("" when cleared)."""
     sig_exported = Signal(str)
     """An export (CSV, JSON or PNG) was written to this path."""
+    sig_arranged = Signal(str)
+    """The panel re-arranged its parts for its size: ``"tall"``, ``"wide"`` or ``"switch"``."""
 
     def __init__(self, session: Session, requests: EngineRequests,
                  parent: QWidget | None = None):
@@ -206,10 +149,15 @@ class TimingPanel(Panel):
         self._measuring = False
         self._partial: list[SweepPoint] = []
         self.report: TimingReport | None = None
-        self._previous: TimingReport | None = None
+        self._shown: Measured | None = None  # what the table and chart show
+        self._previous: Measured | None = None  # what they showed before it
+        self._finished: Measured | None = None  # the last measurement that finished
+        self._sent: tuple[p.Time, str] | None = None  # the request in flight, its source
         self._rows: list[dict[str, Any]] = []
-        self._timed_at = 0  # session.loads when the shown report was measured
+        self._source = f"load:{session.loads}"  # what identifies the loaded source
         self._build()
+        # Before follow_source's: the staleness it decides compares this source.
+        session.sig_functions_changed.connect(self._on_source_loaded)
         session.sig_functions_changed.connect(self._on_session_changed)
         session.sig_call_changed.connect(self._on_session_changed)
         session.sig_devices_changed.connect(self._fill_devices)
@@ -220,6 +168,52 @@ class TimingPanel(Panel):
     # ------------------------------------------------------------------ building
 
     def _build(self) -> None:
+        self._build_settings()
+        self._build_bar()
+        self.message = QLabel()
+        self.message.setObjectName("timingMessage")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.hide()
+        self.table = new_table()
+        fit_table_minimum(self.table)
+        self.chart = TimingChart()
+        self.notes = QPlainTextEdit(readOnly=True)
+        self.notes.setObjectName("timingNotes")
+        self.notes.setMaximumHeight(NOTES_MAX_HEIGHT)
+        self.notes.setPlaceholderText("recompilations and crossovers are explained here")
+        self.details = QWidget()
+        self.details.setObjectName("timingDetails")
+        details = QVBoxLayout(self.details)
+        details.setContentsMargins(0, 0, 0, 0)
+        details.addWidget(self.table, 1)
+        details.addWidget(self.notes)
+        # The table and the chart keep their minimum sizes: the splitter never squashes
+        # either away; tall, the table is above the chart, wide, beside it.
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setChildrenCollapsible(False)
+        splitter.addWidget(self.details)
+        splitter.addWidget(self.chart)
+        splitter.setStretchFactor(1, 2)
+        self.splitter = splitter
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        # The minimum is minimumSizeHint's (the arranger's), also for the panel on its own.
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.settings_top)
+        layout.addWidget(self.message)  # under the function, args and sweep boxes
+        layout.addWidget(self.settings_bottom)
+        layout.addWidget(splitter, 1)
+        self.arranger = Arranger(self, self.bar, (self.settings_top, self.settings_bottom),
+                                 self.details, self.chart, splitter)
+        self.arranger.sig_arranged.connect(self.sig_arranged)
+        self.settings_button = self.arranger.settings_button
+        self.chart_button, self.table_button = self.arranger.page_buttons
+
+    def _build_settings(self) -> None:
+        """What to measure and how, and the exports: open when the panel is tall, else
+        folded behind the Settings toggle."""
         self.function_choice = QComboBox()
         self.function_choice.setObjectName("timingFunction")
         self.function_choice.setToolTip("the function to time (follows the editor's choice)")
@@ -252,28 +246,12 @@ class TimingPanel(Panel):
         self.sweep_edit.setObjectName("timingSweep")
         self.sweep_edit.setToolTip(
             "sizes to sweep a placeholder over, log-spaced: N=100:10000000 or N=100:1e7:12")
-        self.sweep_edit.setPlaceholderText("sweep, e.g. N=100:10000000")
+        self.sweep_edit.setPlaceholderText("e.g. N=100:10000000")
         self.budget_choice = QComboBox()
         self.budget_choice.setObjectName("timingBudget")
         self.budget_choice.setToolTip(
             "how long to measure: %timeit-like batches, or a quicker estimate")
         self.budget_choice.addItems(list(BUDGETS))
-        self.measure_button = QPushButton("Measure")
-        self.measure_button.setObjectName("timingMeasure")
-        self.measure_button.setToolTip(
-            "measure now (the engine stays busy until it is done or Cancel is pressed)")
-        self.measure_button.clicked.connect(self.measure)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setObjectName("timingCancel")
-        self.cancel_button.setToolTip("stop the engine (partial sweep results stay)")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
-        self.progress = QProgressBar()
-        self.progress.setObjectName("timingProgress")
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
-        self.status = QLabel()
-        self.status.setObjectName("timingStatus")
         self.csv_button = QPushButton("CSV…")
         self.csv_button.setObjectName("timingExportCsv")
         self.csv_button.setToolTip("save the table as CSV")
@@ -296,82 +274,92 @@ class TimingPanel(Panel):
         self.export_status.hide()
         self.view_choice = QComboBox()
         self.view_choice.setObjectName("timingChartView")
-        self.view_choice.setToolTip("bars per device and mode, or time against size for a sweep")
+        self.view_choice.setToolTip(
+            "bars per device and mode beside the first jit call, or time against size "
+            "for a sweep")
         self.view_choice.addItems(["bars", "sweep"])
         self.view_choice.setEnabled(False)
         self.view_choice.currentTextChanged.connect(self._on_view_chosen)
 
-        self.message = QLabel()
-        self.message.setObjectName("timingMessage")
-        self.message.setWordWrap(True)
-        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.message.hide()
+        self.settings_top = QWidget()
+        self.settings_top.setObjectName("timingSettingsTop")
+        top = QGridLayout(self.settings_top)
+        top.setContentsMargins(0, 0, 0, 0)
+        for row, cells in enumerate(((QLabel("function"), self.function_choice,
+                                      QLabel("args"), self.args_edit),
+                                     (QLabel("sweep"), self.sweep_edit,
+                                      QLabel("budget"), self.budget_choice))):
+            for col, widget in enumerate(cells):
+                top.addWidget(widget, row, col)
+        top.setColumnStretch(1, 1)
+        top.setColumnStretch(3, 2)
+        self.settings_bottom = QWidget()
+        self.settings_bottom.setObjectName("timingSettingsBottom")
+        bottom = QVBoxLayout(self.settings_bottom)
+        bottom.setContentsMargins(0, 0, 0, 0)
+        what = QHBoxLayout()
+        what.addWidget(QLabel("devices"))
+        what.addWidget(self.devices_choice)
+        what.addWidget(self.eager_box)
+        what.addWidget(self.jit_box)
+        what.addWidget(QLabel("baseline"))
+        what.addWidget(self.baseline_choice)
+        what.addStretch(1)
+        exports = QHBoxLayout()
+        exports.addWidget(QLabel("chart"))
+        exports.addWidget(self.view_choice)
+        exports.addStretch(1)
+        exports.addWidget(self.csv_button)
+        exports.addWidget(self.json_button)
+        exports.addWidget(self.png_button)
+        bottom.addLayout(what)
+        bottom.addLayout(exports)
+        bottom.addWidget(self.export_status)  # under the export buttons
 
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setObjectName("timingTable")
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.verticalHeader().setVisible(False)
-        for i, (header, key, _kind) in enumerate(COLUMNS):
-            item = QTableWidgetItem(header)
-            if key in TIPS:
-                item.setToolTip(TIPS[key])
-            self.table.setHorizontalHeaderItem(i, item)
-        self.table.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.ResizeToContents)
-        self.table.setColumnHidden(COLUMN["size"], True)
-        self._fit_table_minimum()
-        self.chart = TimingChart()
-        self.notes = QPlainTextEdit(readOnly=True)
-        self.notes.setObjectName("timingNotes")
-        self.notes.setMaximumHeight(110)
-        self.notes.setPlaceholderText("recompilations and crossovers are explained here")
+    def _build_bar(self) -> None:
+        """The row that always shows: the settings toggle, the status, Measure and Cancel,
+        the progress, and the chart/table switch when there is room for one only."""
+        self.status = ElidedLabel()
+        self.status.setObjectName("timingStatus")
+        self.measure_button = QPushButton("Measure")
+        self.measure_button.setObjectName("timingMeasure")
+        self.measure_button.setToolTip(
+            "measure now (the engine stays busy until it is done or Cancel is pressed)")
+        self.measure_button.clicked.connect(self.measure)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("timingCancel")
+        self.cancel_button.setToolTip("stop the engine (partial sweep results stay)")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("timingProgress")
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.bar = QWidget()
+        self.bar.setObjectName("timingBar")
+        row = QHBoxLayout(self.bar)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.status, 1)
+        row.addWidget(self.measure_button)
+        row.addWidget(self.cancel_button)
+        row.addWidget(self.progress)
 
-        row1 = QHBoxLayout()
-        row1.addWidget(QLabel("function"))
-        row1.addWidget(self.function_choice)
-        row1.addWidget(QLabel("args"))
-        row1.addWidget(self.args_edit, 2)
-        row1.addWidget(QLabel("sweep"))
-        row1.addWidget(self.sweep_edit, 1)
-        row2 = QHBoxLayout()
-        row2.addWidget(QLabel("devices"))
-        row2.addWidget(self.devices_choice)
-        row2.addWidget(self.eager_box)
-        row2.addWidget(self.jit_box)
-        row2.addWidget(QLabel("baseline"))
-        row2.addWidget(self.baseline_choice)
-        row2.addWidget(self.budget_choice)
-        row2.addWidget(self.measure_button)
-        row2.addWidget(self.cancel_button)
-        row2.addWidget(self.progress, 1)
-        row3 = QHBoxLayout()
-        row3.addWidget(self.status, 1)
-        row3.addWidget(QLabel("chart"))
-        row3.addWidget(self.view_choice)
-        row3.addWidget(self.csv_button)
-        row3.addWidget(self.json_button)
-        row3.addWidget(self.png_button)
-        export_row = QHBoxLayout()
-        export_row.addStretch(1)
-        export_row.addWidget(self.export_status, 3)
-        # The table and the chart keep their minimum sizes: the panel's minimumSizeHint
-        # asks the dock for them instead of letting the splitter squash either away.
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.setChildrenCollapsible(False)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.chart)
-        splitter.setStretchFactor(1, 2)
-        self.splitter = splitter
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(row1)
-        layout.addWidget(self.message)  # under the function, args and sweep boxes
-        layout.addLayout(row2)
-        layout.addLayout(row3)
-        layout.addLayout(export_row)  # under the export buttons
-        layout.addWidget(splitter, 1)
-        layout.addWidget(self.notes)
+    # ------------------------------------------------------------------ arrangement
+
+    def arrangement(self) -> str:
+        """``"tall"``, ``"wide"`` or ``"switch"`` (``timing_layout``): how the parts sit now."""
+        return self.arranger.current
+
+    def show_page(self, page: str) -> None:
+        """With room for one only, show ``"chart"`` or ``"table"`` (the table and notes)."""
+        self.arranger.show_page(page)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self.arranger.arrange()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return self.arranger.bound(super().minimumSizeHint())
 
     # ------------------------------------------------------------------ public API
 
@@ -395,8 +383,13 @@ class TimingPanel(Panel):
         self._auto_args = args or self._auto_args
 
     def measure_requested(self, request: p.Time) -> str:
-        """Measure what a lesson's directive asks for; what could not be honoured ("" if all
-        could). A sweep's spec names a size (f32[N]): the function's own spec stays."""
+        """Measure what a lesson's directive asks for; what could not be honoured, or that
+        the panel shows its last measurement again ("" if neither). A sweep's spec names a
+        size (f32[N]): the function's own spec stays.
+
+        The same request as the last finished measurement, on the same source, shows that
+        measurement at once (paging back to a step re-measures nothing); Measure measures
+        again."""
         if self.function_choice.findText(request.name) < 0:
             self.function_choice.addItem(request.name)
         self.function_choice.setCurrentText(request.name)
@@ -408,16 +401,28 @@ class TimingPanel(Panel):
                                                  self.baseline_choice.itemText(0))
         if baseline >= 0:
             self.baseline_choice.setCurrentIndex(baseline)
-        note = ""
+        notes = []
         device = self.devices_choice.findText(request.devices)
         if device >= 0:
             self.devices_choice.setCurrentIndex(device)
         else:
-            note = (f"--devices {request.devices}: the engine has no such device; timed on "
-                    f"{self.devices_choice.currentText()}")
+            notes.append(f"--devices {request.devices}: the engine has no such device; timed "
+                         f"on {self.devices_choice.currentText()}")
         self.set_config(request.config)
-        self.measure()
-        return note
+        wanted = self._request()
+        last, sent = self._finished, self._sent
+        if isinstance(wanted, p.Time) and sent is not None and self._measuring and (
+                sent[1] == self._source and same_request(sent[0], wanted)):
+            pass  # measuring just that already (paged away and back): its reply will show
+        elif (isinstance(wanted, p.Time) and last is not None and not self._measuring
+                and last.source == self._source and same_request(last.request, wanted)):
+            self._show_again(last)
+            notes.append(f"The timing panel shows the earlier measurement of "
+                         f"{call_text(last.report.function, last.report.args)}, made with this "
+                         "code and these settings; press Measure to measure again.")
+        else:
+            self.measure()
+        return "\n".join(notes)
 
     def set_config(self, config: TimingConfig | TimingConfigFields | None) -> None:
         """A custom measurement budget (``timing.TimingConfig`` fields); None: the chosen preset."""
@@ -435,6 +440,19 @@ class TimingPanel(Panel):
 
     def measure(self) -> None:
         """Send one ``Time`` request with the panel's settings (a new one replaces the last)."""
+        request = self._request()
+        if isinstance(request, str):
+            self._set_message(request)
+            return
+        self._set_message("")
+        self._partial = []
+        self._sent = (request, self._source)
+        self._set_measuring(True)
+        self.status.setText(f"measuring {request.name}({request.args})…")
+        self.requests.time(request, self._on_reply, self._on_event)
+
+    def _request(self) -> p.Time | str:
+        """The ``Time`` request the settings ask for, or what is missing for one."""
         name = self.function_choice.currentText()
         args = self.args_edit.text().strip()
         modes = tuple(m for m, box in zip(MODES, (self.eager_box, self.jit_box), strict=True)
@@ -443,18 +461,11 @@ class TimingPanel(Panel):
                    "give the arguments, e.g. f32[1000000]" if not args else
                    "choose eager, jit or both" if not modes else "")
         if problem:
-            self._set_message(problem)
-            return
+            return problem
         baseline = self.baseline_choice.currentText()
-        devices = self.devices_choice.currentText()
-        request = p.Time(name=name, args=args, devices=devices,
-                         modes=modes, baseline=None if baseline == NO_BASELINE else baseline,
-                         sweep=self.sweep_edit.text().strip() or None, config=self.config())
-        self._set_message("")
-        self._partial = []
-        self._set_measuring(True)
-        self.status.setText(f"measuring {name}({args})…")
-        self.requests.time(request, self._on_reply, self._on_event)
+        return p.Time(name=name, args=args, devices=self.devices_choice.currentText(),
+                      modes=modes, baseline=None if baseline == NO_BASELINE else baseline,
+                      sweep=self.sweep_edit.text().strip() or None, config=self.config())
 
     def cancel(self) -> None:
         """Stop the engine now (see the module docstring for why not a superseding request)."""
@@ -462,45 +473,32 @@ class TimingPanel(Panel):
             self.status.setText("stopping…")
             self.requests.stop()
 
-    def show_report(self, report: TimingReport) -> None:
-        """Fill the table, the chart and the notes from a ``TimingReport``."""
-        self._previous, self.report = self.report, report
+    def show_report(self, report: TimingReport, source: str | None = None) -> None:
+        """Fill the table, the chart and the notes from a ``TimingReport`` measured on
+        ``source`` (a ``source_key``; default: the source loaded now)."""
+        self._previous = self._shown
+        source = self._source if source is None else source
+        notes = "\n".join(self.explanations(report, source))
+        self._display(Measured(report, source, notes=notes))
+
+    def _show_again(self, measured: Measured) -> None:
+        """Show an earlier measurement again, as it was shown then."""
+        self._display(measured)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1)
+        self.status.setText(f"{report_summary(measured.report)} (the earlier measurement)")
+
+    def _display(self, measured: Measured) -> None:
+        report = measured.report
+        self._shown, self.report = measured, report
         rows = self._rows = report_rows(report)
-        sweep = report.sweep_name is not None
-        self.table.setColumnHidden(COLUMN["size"], not sweep)
-        header = self.table.horizontalHeaderItem(COLUMN["size"])
-        if header is not None:
-            header.setText(report.sweep_name or "N")
-        self.table.setRowCount(len(rows))
-        warn = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
-        for r, row in enumerate(rows):
-            for c, (_header, key, kind) in enumerate(COLUMNS):
-                value = row[key]
-                if key == "mean_s" and math.isfinite(row["std_s"]):
-                    text = f"{format_seconds(value)} ± {format_seconds(row['std_s'])}"
-                elif key == "loops":
-                    # a trailing * marks a measurement the time budget cut short
-                    text = f"{row['loops']:,} × {row['repeats']}" + (
-                        "*" if row["budget_limited"] else "")
-                else:
-                    text = _cell_text(value, kind)
-                item = QTableWidgetItem(text)
-                item.setData(Qt.ItemDataRole.UserRole, value)
-                if kind:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
-                                          | Qt.AlignmentFlag.AlignVCenter)
-                if key == "loops" and row["budget_limited"]:
-                    item.setToolTip(
-                        f"budget-limited: only {row['repeats']} run(s) of {row['loops']:,} "
-                        "loop(s) fitted in the measurement budget")
-                if key == "mode" and row["unstable"]:
-                    item.setIcon(warn)
-                    item.setToolTip(
-                        f"unstable: the slowest run took {row['max_s'] / row['min_s']:.1f} times "
-                        "longer than the fastest (a busy machine, or something being cached)")
-                self.table.setItem(r, c, item)
+        fill_table(self.table, report, rows)
         self.chart.set_bars([TimingBar(r.device, r.mode, r.stats.median_s, r.stats.std_s)
                              for r in report.results])
+        self.chart.set_first_calls([
+            FirstCall(r.device, r.compile.trace_s, r.compile.lower_s, r.compile.compile_s,
+                      r.compile.first_run_s)
+            for r in report.results if r.mode == "jit" and r.compile is not None])
         has_sweep = bool(report.sweep)
         if has_sweep:
             self.chart.set_sweep([SweepRow(s.size, s.device, s.mode, s.median_s)
@@ -509,33 +507,40 @@ class TimingPanel(Panel):
         self.view_choice.blockSignals(True)
         self.view_choice.setCurrentText(self.chart.view())
         self.view_choice.blockSignals(False)
-        self.notes.setPlainText("\n".join(self.explanations(report)))
+        self.notes.setPlainText(measured.notes)
         for b in (self.csv_button, self.json_button, self.png_button):
             b.setEnabled(True)
-        self._timed_at = self.session.loads
+        self.arranger.arrange()  # the chart's bars may need more room than it had
         self.update_source_stale(source_failed=self.session.source_failure is not None)
         self.sig_report_shown.emit(report)
 
     def update_source_stale(self, *, source_failed: bool) -> None:
         """Stale while the code does not run, or when the code changed since the measurement."""
-        report = self.report
-        if source_failed and report is not None:
+        shown = self._shown
+        if source_failed and shown is not None:
             self.set_stale(SOURCE_FAILED)
-        elif report is not None and report.function and self.session.loads > self._timed_at:
+        elif shown is not None and shown.report.function and shown.source != self._source:
             self.set_stale(
-                f"measured {call_text(report.function, report.args)} before the code last "
-                "changed: press Measure to measure the current code")
+                f"measured {call_text(shown.report.function, shown.report.args)} before the "
+                "code last changed: press Measure to measure the current code")
         else:
             self.set_stale(None)
 
-    def explanations(self, report: TimingReport) -> list[str]:
-        """Why the figures look as they do: new shapes, recompilations, crossovers, cancels."""
+    def explanations(self, report: TimingReport, source: str | None = None) -> list[str]:
+        """Why the figures look as they do: new shapes, recompilations, crossovers, cancels.
+
+        A note compares with the measurement shown before only when that one timed the
+        same function of the same source (``source``, default the one loaded now): another
+        file's function of the same name was never compiled for this one."""
         out = []
         prev = self._previous
-        if (prev is not None and prev.function == report.function
-                and tuple(prev.args) != tuple(report.args)):
-            out.append(f"The arguments changed from ({', '.join(prev.args)}) to "
-                       f"({', '.join(report.args)}): jit traced and compiled {report.function} "
+        source = self._source if source is None else source
+        if (prev is not None and prev.source == source
+                and prev.report.function == report.function
+                and tuple(prev.report.args) != tuple(report.args)):
+            before, now = prev.report.args, report.args
+            out.append(f"The arguments changed from ({', '.join(before)}) to "
+                       f"({', '.join(now)}): jit traced and compiled {report.function} "
                        "again for the new shapes; the trace/lower/compile columns show the "
                        "cost of that first call.")
         out.extend(recompilation_notes(report))
@@ -547,14 +552,7 @@ class TimingPanel(Panel):
 
     def rows(self) -> list[dict[str, object]]:
         """The table's figures as numbers (the UserRole data of each cell), row by row."""
-        out = []
-        for r in range(self.table.rowCount()):
-            row: dict[str, object] = {}
-            for c, (_h, key, _k) in enumerate(COLUMNS):
-                item = self.table.item(r, c)
-                row[key] = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
-            out.append(row)
-        return out
+        return cell_numbers(self.table)
 
     def export_json(self, path: str | Path) -> Path:
         """The last report as ``workbench time --format json`` writes it (less its ``output``:
@@ -586,12 +584,17 @@ class TimingPanel(Panel):
         return self._exported("PNG", export_png(self.chart, path))
 
     def set_presentation_scale(self, factor: float) -> None:
-        """Follow the window's presentation zoom (chart fonts, lines and markers)."""
+        """Follow the window's presentation zoom (chart fonts, lines and markers; the table;
+        the room each arrangement needs)."""
+        self._scale = factor
         self.chart.set_presentation_scale(factor)
         font = self.table.font()
         font.setPointSizeF(9.0 * factor)
         self.table.setFont(font)
-        self._fit_table_minimum()
+        fit_table_minimum(self.table)
+        grow = max(factor, 1.0)
+        self.notes.setMaximumHeight(round(NOTES_MAX_HEIGHT * grow))
+        self.arranger.set_scale(factor)
 
     def set_scheme(self, scheme: str) -> None:
         """Follow the window's light or dark scheme."""
@@ -663,16 +666,25 @@ class TimingPanel(Panel):
     def _on_reply(self, reply: p.Reply) -> None:
         self._set_measuring(False)
         report = p.result_value(reply, TimingReport)
+        sent, self._sent = self._sent, None
         if report is not None:
             self.progress.setValue(self.progress.maximum())
             self.status.setText(report_summary(report))
-            self.show_report(report)
+            source = sent[1] if sent is not None else None
+            self.show_report(report, source)
+            if sent is not None and not report.cancelled and self._shown is not None:
+                self._finished = dataclasses.replace(self._shown, request=sent[0])
         elif isinstance(reply, p.Cancelled):
             kept = f"; {len(self._partial)} sweep points kept" if self._partial else ""
             self.status.setText(f"cancelled{kept}")
         else:
             self.status.setText("failed")
             self._set_message(reply_text(reply))
+
+    def _on_source_loaded(self, _functions: object = None) -> None:
+        """A source loaded: measurements are compared by its file name and text."""
+        source = self.session.source
+        self._source = source_key(*source) if source else f"load:{self.session.loads}"
 
     # ------------------------------------------------------------------ helpers
 
@@ -695,13 +707,6 @@ class TimingPanel(Panel):
     def _on_view_chosen(self, view: str) -> None:
         if view in ("bars", "sweep"):
             self.chart.show_view(view)
-
-    def _fit_table_minimum(self) -> None:
-        """Room for the header and ``TABLE_MIN_ROWS`` rows in the table's current font."""
-        header = self.table.horizontalHeader().sizeHint().height()
-        rows = self.table.verticalHeader().defaultSectionSize() * TABLE_MIN_ROWS
-        bar = self.table.horizontalScrollBar().sizeHint().height()
-        self.table.setMinimumHeight(header + rows + bar + 2 * self.table.frameWidth())
 
     def _exported(self, kind: str, path: Path) -> Path:
         self._set_export_status(f"{kind} saved to {path}", error=False)
@@ -739,4 +744,5 @@ class TimingPanel(Panel):
             self.export_to(kind, path)
 
 
-__all__ = ["BUDGETS", "COLUMNS", "TimingPanel", "report_rows", "report_summary"]
+__all__ = ["BUDGETS", "COLUMN", "COLUMNS", "TABLE_MIN_ROWS", "Measured", "TimingPanel",
+           "report_rows", "report_summary", "same_request", "source_key"]

@@ -39,6 +39,8 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     path = getattr(args, "open", None)
     lesson = path if path and str(path).lower().endswith(".ipynb") else None  # a notebook
     window = MainWindow(None if lesson else path, settings=settings, engine=engine)
+    collector: list[object] = []  # once pyqtgraph is loaded (with the panels)
+    window.sig_panels_built.connect(lambda: collector.append(collect_in_gui_thread()))
     window.show()
     if lesson:
         window.open_lesson(lesson)  # asks before anything of it runs, as Open Lesson does
@@ -50,3 +52,13 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     ticker.timeout.connect(lambda: None)
     ticker.start()
     return app.exec()
+
+
+def collect_in_gui_thread() -> object:
+    """Python's cyclic collector runs in whichever thread happens to allocate: in the engine
+    client's I/O thread it would destroy Qt objects (the panels' pyqtgraph items) outside the
+    GUI thread, a crash. pyqtgraph's ``GarbageCollector`` turns it off and collects on a timer
+    in the GUI thread instead; keep the object it returns."""
+    from pyqtgraph.util.garbage_collector import GarbageCollector
+
+    return GarbageCollector(interval=1.0)

@@ -76,7 +76,7 @@ class CodeViews(QObject):
 
     def _on_failed(self, reply: p.Reply) -> None:
         if isinstance(reply, p.Cancelled):
-            self.status.showMessage(f"cancelled: {reply.reason}", 4000)
+            self.status.showMessage(reply.reason, 4000)
             return
         why = p.reply_text(reply).splitlines()[0]
         shown = self.jaxpr.trace()

@@ -33,15 +33,17 @@ from workbench.ui.panels.panel import Panel
 from workbench.ui.storage.autosave import Autosave
 from workbench.ui.storage.document import DocumentController
 from workbench.ui.storage.settings import Settings
-from workbench.ui.style.presentation import AppFontZoom, PresentationMode, editor_minimum_height
+from workbench.ui.style.presentation import AppFontZoom, PresentationMode
 from workbench.ui.style.theme import PresentationZoom, ThemeWatcher
 from workbench.ui.window.code_views import CodeViews
 from workbench.ui.window.editor_owner import Files
 from workbench.ui.window.engine_events import EngineEvents
 from workbench.ui.window.failure_view import FailureView
+from workbench.ui.window.fresh_start import FreshStart
 from workbench.ui.window.lesson_view import LessonView
 from workbench.ui.window.lessons_menu import LessonsMenu
 from workbench.ui.window.notice_bar import NoticeBar
+from workbench.ui.window.panel_focus import PanelFocus
 from workbench.ui.window.status_bar import StatusWidgets
 from workbench.ui.window.window_actions import Slots, WindowActions
 from workbench.ui.window.window_layout import DockLayout, FirstPaint, default_size
@@ -52,7 +54,6 @@ if TYPE_CHECKING:
     from workbench.ui.panels.plot_panel import FunctionPlotPanel
     from workbench.ui.panels.timing_panel import TimingPanel
 
-PAUSED_FOR_DISK = "live mode paused for a file opened from disk: press Run to run it"
 
 
 class MainWindow(QMainWindow):
@@ -108,7 +109,9 @@ class MainWindow(QMainWindow):
         self.save_as, self.save_to, self.is_modified = (self.files.save_as, self.files.save_to,
                                                         self.files.is_modified)
         self.tracer.sig_paused.connect(self.status_widgets.on_live_paused)
-        self.document.sig_opened.connect(self._on_document_opened)
+        self.fresh_start = FreshStart(self.document, self.tracer, self.filename, self.controls,
+                                      self.editor, self.jaxpr, self.failures, self._code_panels,
+                                      self)
         if self.autosave.off_reason is not None:
             self.status_widgets.show_autosave_off(self.autosave.off_reason)
             self.notice_bar.add_window_notice(self.autosave.off_reason)
@@ -125,7 +128,7 @@ class MainWindow(QMainWindow):
         self.lesson_dock.hide()  # until a lesson is open, whatever the saved layout says
         self.files.open_initial(path)
         self.document.start()
-        self.editor.setMinimumHeight(editor_minimum_height(self.editor))
+        self.panel_focus.update_editor_minimum()
         for follower in (self.console_panel, self.lesson_panel):
             self.theme.sig_scheme_changed.connect(follower.set_scheme)
             follower.set_scheme(self.theme.scheme)
@@ -196,9 +199,11 @@ class MainWindow(QMainWindow):
         self.action_save_lesson, self.action_next_step = a.action_save_lesson, a.action_next_step
         self.presentation = PresentationMode(self.zoom, a.action_presentation,
                                              a.action_full_screen, self, self._on_zoom)
+        self.panel_focus = PanelFocus(self, self.editor, a.action_presentation, self.docks,
+                                      self.jaxpr)
         self.lesson_view = LessonView(
             self.lessons, self.lesson_panel, self.docks, a, self.document, self.jaxpr,
-            self.failures, lambda: (self.plot_panel, self.timing_panel, self.graph_panel), self)
+            self.failures, self._code_panels, self)
         self.menus = a.build_menus(self.editor, self.theme.preference,
                                    [self.console_dock, *self.panel_docks])
         self.edit_actions = self.menus.edit_actions
@@ -227,11 +232,9 @@ class MainWindow(QMainWindow):
                                self.graph_panel]
         self.docks.install_panels(panels)
         for panel in panels:
-            self.zoom.sig_zoom_changed.connect(panel.set_presentation_scale)
+            panel.follow_zoom(self.zoom)
             self.theme.sig_scheme_changed.connect(panel.set_scheme)
             panel.set_scheme(self.theme.scheme)
-            if self.zoom.factor != 1.0:
-                panel.set_presentation_scale(self.zoom.factor)
         if self._first_start:  # the split asked for before the first frame, now it can hold
             self.reset_layout()
         self.sig_panels_built.emit()
@@ -278,16 +281,18 @@ class MainWindow(QMainWindow):
 
     def lesson_panels(self) -> LessonPanels:
         self.build_panels()
-        assert self.plot_panel and self.timing_panel and self.kmeans_panel
-        return LessonPanels(self.plot_panel, self.timing_panel, self.kmeans_panel)
+        assert self.plot_panel and self.timing_panel and self.kmeans_panel and self.graph_panel
+        return LessonPanels(self.plot_panel, self.timing_panel, self.kmeans_panel,
+                            self.graph_panel)
+
+    def _code_panels(self) -> tuple[Panel | None, ...]:
+        """The panels that show results of the editor's code (not the k-means demo)."""
+        return self.plot_panel, self.timing_panel, self.graph_panel
 
     def show_panel(self, dock_name: str) -> None:
         """Bring the dock ``dock_name`` (its panel built) to the front."""
         self.build_panels()
-        self.docks.show_panel(dock_name)
-
-    def _arrange_lesson(self) -> None:
-        self.lesson_view.arrange()
+        self.panel_focus.focus(self.docks.show_panel(dock_name))
 
     def _on_title(self, title: str) -> None:
         self.setWindowTitle(self.lessons.title() if self.lessons.is_open else title)
@@ -333,12 +338,6 @@ class MainWindow(QMainWindow):
             self.notice_bar.dismiss()
         self.tracer.edited()
 
-    def _on_document_opened(self) -> None:
-        if self.document.path is not None or not self.editor.toPlainText():
-            self.tracer.release_hold()  # a file or an empty buffer: no declined code
-        if self.document.from_outside:
-            self.tracer.pause_live(PAUSED_FOR_DISK)
-
     def _on_live_toggled(self, on: bool) -> None:
         self.settings.live_mode = on
         self.tracer.set_live(on)
@@ -347,12 +346,12 @@ class MainWindow(QMainWindow):
 
     def _on_zoom(self, factor: float) -> None:
         self.settings.zoom = factor
-        self.editor.setMinimumHeight(editor_minimum_height(self.editor))
+        self.panel_focus.update_editor_minimum()
         font = self.jaxpr.tree.font()
         font.setPointSizeF(10 * factor)
         self.jaxpr.set_code_font(font)
         self.console_panel.set_font_points(10 * factor)
-        self._arrange_lesson()
+        self.lesson_view.arrange()
 
     def set_theme(self, preference: str) -> None:
         self.menus.check_theme(preference)
@@ -369,6 +368,7 @@ class MainWindow(QMainWindow):
 
     def reset_layout(self) -> None:
         """Editor and jaxpr on top (most of the height), console and panels as tabs below."""
+        self.panel_focus.release()
         self.docks.reset(console_built=self.console_panel.widget is not None)
 
     # ------------------------------------------------------------------ closing

@@ -2,8 +2,9 @@
 
 The docks exist from the start (``restoreState`` needs them); their panels come
 after the first paint, each in a scroll area so a short dock scrolls rather than
-squeezing the editor. A lesson sits beside the editor; a panel a lesson step is
-about gets half the height.
+squeezing the editor. A lesson runs the whole height on the left; a panel a lesson
+step is about gets half the height, and on a projector most of it
+(``panel_focus``).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ class DockLayout:
             window.tabifyDockWidget(self.console_dock, dock)  # adds it to the console's tabs
             self.panel_docks.append(dock)
         (self.console_dock if console_on else self.panel_docks[0]).raise_()
+        # A lesson's text runs the whole height on the left; the panels below take the rest.
+        window.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.lesson_dock = self._dock("Lesson", "lessonDock", lesson)
         window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.lesson_dock)
         self.lesson_dock.hide()
@@ -86,10 +89,15 @@ class DockLayout:
                            Qt.Orientation.Vertical)
         (self.console_dock if self.console_on else self.panel_docks[0]).raise_()
 
-    def show_panel(self, dock_name: str) -> None:
+    def show_panel(self, dock_name: str) -> QDockWidget | None:
         """Bring the dock ``dock_name`` to the front; a step that shows a plot or a run is
-        about that panel: half the height, unless the teacher made it taller."""
+        about that panel: half the height, unless the teacher made it taller. The panel's
+        dock is returned (the console's is not: its height stays)."""
         window = self.window
+        if dock_name == self.console_dock.objectName():
+            if self.console_on:  # a window started without one keeps its panel in front
+                self.console_dock.raise_()
+            return None
         for dock in self.panel_docks:
             if dock.objectName() == dock_name:
                 dock.show()
@@ -99,6 +107,8 @@ class DockLayout:
                         and window.dockWidgetArea(dock)
                         == Qt.DockWidgetArea.BottomDockWidgetArea):
                     window.resizeDocks([dock], [tall], Qt.Orientation.Vertical)
+                return dock
+        return None
 
     def arrange_lesson(self, presenting: bool) -> None:
         """The lesson beside the editor; presenting, its text takes a little more width."""

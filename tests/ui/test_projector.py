@@ -1,0 +1,118 @@
+"""On a projector (1024x768 and 1280x800, presentation mode) the panel a lesson step is about
+gets the screen: the window stays the screen's size, the lesson text runs the whole height on
+the left, and the step's chart, with its axes and legend, is on screen with nothing to scroll.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from PySide6.QtCore import QPoint, QRect
+from pytestqt.exceptions import TimeoutError as WaitTimedOut
+
+from tests.ui.projector import clipped
+from workbench.lessons.bundled import LESSONS_DIR
+from workbench.ui.style.presentation import editor_minimum_height
+
+ENGINE_MS = 60000
+SCREENS = [(1024, 768), (1280, 800)]
+
+
+def _presenting_lesson(qtbot, make_window, size, lesson):
+    window = make_window()
+    window.resize(*size)
+    window.set_presentation(True)
+    window.trust_lesson(LESSONS_DIR / lesson)
+    assert window.open_lesson(LESSONS_DIR / lesson)
+    return window
+
+
+def _fits_the_screen(qtbot, window, size):
+    """The window's minimum fits the screen (a window manager keeps a maximised window at
+    the screen's size: offscreen, nothing does, so the test puts it back there)."""
+    hint = window.minimumSizeHint()
+    assert hint.width() <= size[0] and hint.height() <= size[1], hint
+    window.resize(*size)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=5000)
+
+
+def _shown_whole(qtbot, window, widget, dock_index):
+    """Wait (panels lay themselves out again after a resize) until nothing hides ``widget``;
+    fail saying what does."""
+    with contextlib.suppress(WaitTimedOut):
+        qtbot.waitUntil(lambda: _on_screen(window, widget, dock_index) == "", timeout=5000)
+    assert _on_screen(window, widget, dock_index) == ""
+
+
+def _on_screen(window, widget, dock_index):
+    """What hides ``widget`` in its dock's scroll area or outside the window ("" if none)."""
+    problems = clipped(widget, window.panel_docks[dock_index].widget())
+    rect = QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
+    if not window.rect().contains(rect):
+        problems += f"; outside the window {window.rect().getRect()}: {rect.getRect()}"
+    return problems
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_plot_step_shows_the_whole_plot_with_its_sliders(qtbot, make_window, size):
+    window = _presenting_lesson(qtbot, make_window, size, "01_quick_peek.ipynb")
+    window.lessons.go_to(6)  # selu with alpha and lmbda on sliders
+    plot = window.plot_panel
+    qtbot.waitUntil(lambda: plot.last_curves("selu") is not None, timeout=ENGINE_MS)
+    _fits_the_screen(qtbot, window, size)
+    assert window.lesson_dock.isVisible()
+    assert window.lesson_dock.height() > window.height() * 0.75  # the text's whole column
+    _shown_whole(qtbot, window, plot.plot, 0)
+    assert plot.plot.height() >= 220
+    for name in ("alpha", "lmbda"):
+        _shown_whole(qtbot, window, plot.slider(name), 0)
+    # The panel took most of what the editor could spare; the editor still shows code.
+    assert window.panel_docks[0].height() > window.height() * 0.45
+    assert window.editor.height() >= window.editor.fontMetrics().lineSpacing() * 4
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_graph_step_shows_the_graph(qtbot, make_window, size):
+    window = _presenting_lesson(qtbot, make_window, size, "02_transformations.ipynb")
+    window.lessons.go_to(3)  # the gradient's values
+    graph = window.graph_panel
+    qtbot.waitUntil(lambda: graph.values is not None, timeout=ENGINE_MS)
+    _fits_the_screen(qtbot, window, size)
+    _shown_whole(qtbot, window, graph.graph, 3)
+    assert graph.graph.height() >= 200
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_kmeans_step_shows_the_scatter(qtbot, make_window, size):
+    window = _presenting_lesson(qtbot, make_window, size, "04_kmeans_from_scratch.ipynb")
+    window.lessons.go_to(6)
+    kmeans = window.kmeans_panel
+    qtbot.waitUntil(lambda: window.panel_docks[2].isVisible(), timeout=ENGINE_MS)
+    _fits_the_screen(qtbot, window, size)
+    _shown_whole(qtbot, window, kmeans.scatter, 2)
+    assert kmeans.scatter.height() >= 220
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_timing_step_shows_the_chart(qtbot, make_window, size):
+    window = _presenting_lesson(qtbot, make_window, size, "01_quick_peek.ipynb")
+    window.lessons.go_to(7)
+    timing = window.timing_panel
+    qtbot.waitUntil(lambda: window.panel_docks[1].isVisible(), timeout=ENGINE_MS)
+    _fits_the_screen(qtbot, window, size)
+    _shown_whole(qtbot, window, timing.chart, 1)
+    assert timing.chart.height() >= 200
+
+
+def test_presentation_off_gives_the_editor_its_ten_lines_back(qtbot, make_window):
+    window = _presenting_lesson(qtbot, make_window, (1024, 768), "01_quick_peek.ipynb")
+    window.lessons.go_to(6)
+    qtbot.waitUntil(lambda: window.plot_panel.last_curves("selu") is not None,
+                    timeout=ENGINE_MS)
+    assert window.editor.minimumHeight() == editor_minimum_height(window.editor, 4)
+    assert window.jaxpr.equation.isHidden()  # folded beside the four lines
+    window.set_presentation(False)
+    assert window.editor.minimumHeight() == editor_minimum_height(window.editor, 10)
+    assert window.panel_focus.focused is None
+    assert not window.jaxpr.equation.isHidden()
