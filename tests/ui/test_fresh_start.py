@@ -64,3 +64,17 @@ def test_a_new_buffer_drops_the_transform_chain(qtbot, make_window, tmp_path):
     window.new_file()
     assert window.controls.transforms() == ()
     assert window.jaxpr.stats_label.text() == "untitled.py: not run yet"
+
+
+def test_a_line_highlight_goes_with_the_selection_it_belonged_to(qtbot, make_window, tmp_path):
+    a = tmp_path / "first.py"
+    a.write_text(FIRST)
+    window = make_window(a)
+    window.run()
+    _traced(qtbot, window, "first")
+    window.editor.highlight_lines([5])  # as picking the tree's row of line 5 does
+    with qtbot.waitSignal(window.sig_traced, timeout=ENGINE_MS):
+        window.editor.setPlainText(FIRST + "\n# edited\n")
+        window.run()
+    assert window.jaxpr.selected_path() is None
+    assert window.editor.highlighted_lines() == []

@@ -138,6 +138,8 @@ def test_stop_an_endless_loop_without_freezing(qtbot, make_window):
     qtbot.waitUntil(lambda: "stopped at line 2 after " in window.notice_text.toPlainText(),
                     timeout=2000)
     assert window.notice_bar.isVisible()
+    # ... and the editor shows that line.
+    assert window.editor.highlighted_lines() == [2] and window.editor.current_line == 2
 
 
 @pytest.mark.kernel

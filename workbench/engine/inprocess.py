@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import queue
-import sys
 import threading
 import traceback
 from collections.abc import Callable
@@ -33,7 +32,7 @@ from workbench.api import codec
 from workbench.api import messages as p
 from workbench.api.state import Notice, NoticeKind, State
 from workbench.engine.kernel import DEFAULT_OUTPUT_LIMIT, OutputCapture
-from workbench.engine.printed import TextSink
+from workbench.engine.printed import TextSink, routed
 from workbench.engine.service import Context, Service
 
 
@@ -278,18 +277,11 @@ class InProcessClient:
             if not self.capture_output:
                 return _over_the_wire(self._service.handle(request, context))
             capture = OutputCapture(rid, send, self.output_limit)
-            saved = sys.stdout, sys.stderr
-            sinks = (TextSink(partial(capture.write, "stdout"), capture.flush_soon),
-                     TextSink(partial(capture.write, "stderr"), capture.flush_soon))
-            sys.stdout, sys.stderr = sinks
             try:
-                return _over_the_wire(self._service.handle(request, context))
+                with routed(TextSink(partial(capture.write, "stdout"), capture.flush_soon),
+                            TextSink(partial(capture.write, "stderr"), capture.flush_soon)):
+                    return _over_the_wire(self._service.handle(request, context))
             finally:
-                # Only what we put there: a test harness may have swapped them meanwhile.
-                if sys.stdout is sinks[0]:
-                    sys.stdout = saved[0]
-                if sys.stderr is sinks[1]:
-                    sys.stderr = saved[1]
                 capture.close()
         except Exception as exc:  # noqa: BLE001 - a reply the codec refuses is still answered
             return p.EngineFailure(rid, f"internal error: {type(exc).__name__}: {exc}")

@@ -37,7 +37,7 @@ from workbench.api import messages as p
 from workbench.api.limits import MAX_OUTPUT_CHARS
 from workbench.api.printed import truncation_note
 from workbench.api.process_env import malloc_free_bytes, trim_malloc
-from workbench.engine.printed import TextSink
+from workbench.engine.printed import TextSink, routed
 from workbench.engine.service import Context, Service
 
 if TYPE_CHECKING:
@@ -272,13 +272,11 @@ class Endpoint:
     def run(self, comm: Any, request: Any) -> p.Reply:
         rid = getattr(request, "id", "")
         capture = OutputCapture(rid, lambda event: self.send(comm, event), self.output_limit)
-        saved = sys.stdout, sys.stderr
-        sys.stdout = TextSink(partial(capture.write, "stdout"), capture.flush_soon)
-        sys.stderr = TextSink(partial(capture.write, "stderr"), capture.flush_soon)
         try:
-            return self.service.handle(request, Context(rid, lambda e: self.send(comm, e)))
+            with routed(TextSink(partial(capture.write, "stdout"), capture.flush_soon),
+                        TextSink(partial(capture.write, "stderr"), capture.flush_soon)):
+                return self.service.handle(request, Context(rid, lambda e: self.send(comm, e)))
         finally:
-            sys.stdout, sys.stderr = saved
             capture.close()
 
     def send(self, comm: Any, value: Any) -> None:

@@ -1,10 +1,11 @@
 """Capture what the user's code prints while the engine runs it, capped like the console's output.
 
-``sys.stdout`` and ``sys.stderr`` are swapped for the duration of the user's
-code, so ``print``, ``jax.debug.print`` and writes from other threads (a debug
-callback, a thread the code started) all land in one capped buffer, in the
-order written. In the kernel the previous streams are the request's console
-output, and the capture tees to them; the CLI keeps the text off its stdout,
+``sys.stdout`` and ``sys.stderr`` are routed (``StreamRouter``, never swapped)
+to a capture for the duration of the user's code, so ``print``,
+``jax.debug.print`` and writes from other threads (a debug callback, a thread
+the code started) all land in one capped buffer, in the order written. In the
+kernel the previous target is the request's console output, and the capture tees
+to it; the CLI keeps the text off its stdout,
 so its JSON stays valid and its text is exactly the jaxpr.
 """
 
@@ -62,14 +63,11 @@ class PrintedCapture:
         On a normal exit it first waits for JAX's pending debug callbacks, so a
         ``jax.debug.print`` of the code that just ran is not written after the swap back.
         """
-        saved = sys.stdout, sys.stderr
-        sys.stdout = _sink(self, saved[0] if tee else None)
-        sys.stderr = _sink(self, saved[1] if tee else None)
-        try:
+        out, err = routers()
+        with routed(_sink(self, out.current() if tee else None),
+                    _sink(self, err.current() if tee else None)):
             yield self
             _wait_for_debug_callbacks()
-        finally:
-            sys.stdout, sys.stderr = saved
 
 
 @contextmanager
@@ -110,7 +108,96 @@ class TextSink(io.TextIOBase):
         self._flush()
 
 
-def _sink(capture: PrintedCapture, tee: TextIO | None) -> TextSink:
+Stream = TextIO | io.TextIOBase
+"""Anything a write can go to: the console's stream, a ``TextSink``."""
+
+
+class StreamRouter(io.TextIOBase):
+    """The process's ``sys.stdout`` (or ``sys.stderr``) for good: writes go to the innermost
+    capture routed to it (``routed``), else to the stream it replaced.
+
+    Swapping ``sys.stdout`` per request freed the old stream while another thread was still
+    inside its ``write`` (``print`` holds only a borrowed reference): a thread the user's code
+    started, printing as a request ended, crashed the kernel. The router is never freed (and
+    a write holds its target while it runs), so nothing is freed under a writer's feet.
+    """
+
+    def __init__(self, fallback: Stream):
+        self.fallback = fallback
+        self._targets: list[Stream] = []
+        self._lock = threading.Lock()
+
+    def current(self) -> Stream:
+        """Where a write goes now."""
+        targets = self._targets
+        return targets[-1] if targets else self.fallback
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.fallback, "encoding", None) or "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        target = self.current()  # held while it writes, whatever is routed meanwhile
+        target.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(Exception):  # a closed console stream: nothing to flush
+            self.current().flush()
+
+    def push(self, target: Stream) -> None:
+        with self._lock:
+            self._targets = [*self._targets, target]  # a new list: readers need no lock
+
+    def remove(self, target: Stream) -> None:
+        with self._lock:
+            targets = list(self._targets)
+            for i in range(len(targets) - 1, -1, -1):
+                if targets[i] is target:
+                    del targets[i]
+                    break
+            self._targets = targets
+
+    def __getattr__(self, name: str) -> object:
+        # ipykernel's set_parent, fileno, isatty...: the stream it replaced answers.
+        return getattr(self.fallback, name)
+
+
+_ROUTERS: list[StreamRouter] = []  # every router ever installed: none is ever freed
+
+
+def routers() -> tuple[StreamRouter, StreamRouter]:
+    """``sys.stdout`` and ``sys.stderr`` as routers, installing them where something else
+    (the kernel's start, a test harness) put a stream of its own."""
+    pair = []
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if not isinstance(stream, StreamRouter):
+            stream = StreamRouter(stream)
+            _ROUTERS.append(stream)
+            setattr(sys, name, stream)
+        pair.append(stream)
+    return pair[0], pair[1]
+
+
+@contextmanager
+def routed(out: Stream, err: Stream) -> Iterator[None]:
+    """Writes to ``sys.stdout``/``sys.stderr`` from any thread go to ``out``/``err`` while
+    the block runs; the streams themselves are never swapped."""
+    out_router, err_router = routers()
+    out_router.push(out)
+    err_router.push(err)
+    try:
+        yield
+    finally:
+        out_router.remove(out)
+        err_router.remove(err)
+
+
+def _sink(capture: PrintedCapture, tee: Stream | None) -> TextSink:
     """Writes into ``capture`` and, when given, on to ``tee`` too."""
     if tee is None:
         return TextSink(capture.write)

@@ -62,6 +62,8 @@ class CodeViews(QObject):
     def _on_traced(self, result: TraceResult) -> None:
         self.failures.clear()
         self.jaxpr.show_trace(result, self.session.load_printed)
+        if self.jaxpr.selected_path() is None:  # no row picked: no line of one stays marked
+            self.editor.highlight_lines([])
         self.jaxpr.set_cursor_line(self.editor.current_line)
         self.sig_traced.emit(result)
 
@@ -77,6 +79,9 @@ class CodeViews(QObject):
     def _on_failed(self, reply: p.Reply) -> None:
         if isinstance(reply, p.Cancelled):
             self.status.showMessage(reply.reason, 4000)
+            if reply.line and reply.file == self.failures.filename():
+                self.editor.go_to_line(reply.line)  # where it was when stopped
+                self.editor.highlight_lines([reply.line])
             return
         why = p.reply_text(reply).splitlines()[0]
         shown = self.jaxpr.trace()

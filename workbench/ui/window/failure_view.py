@@ -49,6 +49,8 @@ class FailureView(QObject):
         self.editor = editor
         self.controls = controls
         self._filename = filename
+        self.filename = filename
+        """The name the editor's code runs under (its lines are this file's)."""
         self.messages = QTextBrowser()
         self.messages.setObjectName("messages")
         self.messages.setOpenExternalLinks(False)
