@@ -142,3 +142,26 @@ def test_a_file_this_window_saved_and_a_bundled_example_run_live(qtbot, make_win
     qtbot.waitUntil(lambda: window.session.trace.function == "relu"
                     and window.session.trace_is_current, timeout=60000)
     assert marker.read_text() == "xx"
+
+
+def test_recovered_text_waits_for_run(qtbot, make_window, tmp_path):
+    """A crashed window's buffer may be a lesson step the user declined to run: it comes back
+    as text, with live mode paused, and runs only on Run."""
+    from workbench.ui.storage.autosave import RecoveredBuffer
+    from workbench.ui.window.fresh_start import PAUSED_RECOVERED
+
+    source, marker = evil_file(tmp_path)
+    engine, sent = recording_engine()
+    window = make_window(engine=engine)
+    settle(qtbot, window)
+    left = tmp_path / "crashed" / "buffer.json"  # where a crashed window left it
+    left.parent.mkdir()
+    left.write_text("{}")
+    buffer = RecoveredBuffer("buffer", None, source.read_text(), 0.0, str(left))
+    assert window.document.restore(buffer)
+    settle(qtbot, window)
+    assert window.live_paused.text() == PAUSED_RECOVERED
+    assert not marker.exists(), "recovering the buffer ran it"
+    window.action_run.trigger()
+    qtbot.waitUntil(lambda: marker.exists(), timeout=60000)
+    assert marker.read_text() == "x" and window.live_paused.isHidden()

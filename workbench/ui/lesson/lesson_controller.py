@@ -380,11 +380,8 @@ class LessonController(QObject):
     # ------------------------------------------------------------------ trust
 
     def _remembered(self, path: Path) -> bool:
-        try:
-            key = str(path.resolve())
-        except OSError:
-            return False
-        return key in self.settings.trusted_lessons
+        """The user said yes to this lesson's content as it is on disk now."""
+        return self.settings.is_trusted_lesson(path)
 
     def _may_run(self) -> bool:
         """Ask once before the first step of a lesson from elsewhere runs."""

@@ -57,6 +57,8 @@ class DocumentController(QObject):
         self.path: Path | None = None
         self.from_outside = False
         """The text is a file this window did not write (nor a bundled example)."""
+        self.recovered = False
+        """The text just opened came back from a crashed window's autosave."""
         self._saved_text = ""
         self._newline = "\n"
         self._written: dict[Path, str] = {}  # what this window saved, by path
@@ -112,6 +114,8 @@ class DocumentController(QObject):
             except FileReadError:
                 disk = ""
         self.from_outside = False  # typed in this app, and only the user's own eyes saw it
+        # ... or a lesson's step the user declined to run: recovered text runs only on Run.
+        self.recovered = True
         self._set_text(item.text, saved=disk)
         self.autosave.track(BUFFER_ID, self.editor.document(), self.path)
         self.autosave.flush()
@@ -254,3 +258,4 @@ class DocumentController(QObject):
         self.editor.clear_error_marks()
         self.update_title()
         self.sig_opened.emit()
+        self.recovered = False

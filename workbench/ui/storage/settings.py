@@ -6,8 +6,9 @@ and falls back to its default on garbage rather than trusting the stored type.
 
 from __future__ import annotations
 
+import hashlib
 import os
-from pathlib import Path
+import stat
 
 from PySide6.QtCore import QByteArray, QSettings
 
@@ -97,8 +98,8 @@ class Settings:
 
     @property
     def trusted_lessons(self) -> tuple[str, ...]:
-        """Resolved paths of lessons from outside the bundled ones whose code may run: the
-        window asked once and the user said yes."""
+        """Content keys (``sha256:...``) of lessons from outside the bundled ones whose code
+        may run: the window asked once and the user said yes to exactly that content."""
         value = self.qsettings.value("lessons/trusted", [])
         if isinstance(value, str):
             value = [value] if value else []
@@ -107,11 +108,19 @@ class Settings:
         return tuple(str(v) for v in value if isinstance(v, str) and v)
 
     def trust_lesson(self, path: str | os.PathLike[str]) -> None:
-        """Remember that the lesson at ``path`` (resolved) may run its code without asking."""
-        key = str(Path(path).resolve())
+        """Remember that the lesson now at ``path`` may run its code without asking.
+
+        Trust belongs to the content, as Jupyter's notebook trust does (it signs it): other
+        text saved under a trusted name asks again."""
+        key = content_key(path)
         trusted = self.trusted_lessons
-        if key not in trusted:
+        if key is not None and key not in trusted:
             self.qsettings.setValue("lessons/trusted", [*trusted, key])
+
+    def is_trusted_lesson(self, path: str | os.PathLike[str]) -> bool:
+        """Whether the lesson now at ``path`` is one the user said yes to, byte for byte."""
+        key = content_key(path)
+        return key is not None and key in self.trusted_lessons
 
     def sync(self) -> None:
         """Write pending changes now (Qt also writes them on exit)."""
@@ -124,3 +133,22 @@ class Settings:
         if isinstance(value, bytes | bytearray) and value:
             return QByteArray(bytes(value))
         return None
+
+
+MAX_TRUSTED_BYTES = 20_000_000  # a lesson's own limit: larger ones are never read
+
+
+def content_key(path: str | os.PathLike[str]) -> str | None:
+    """``sha256:HEX`` of a regular file's bytes; None for anything else (a FIFO, a device,
+    a folder, a file too large or gone), which is then never trusted."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TRUSTED_BYTES:
+            return None
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_TRUSTED_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_TRUSTED_BYTES:
+        return None
+    return "sha256:" + hashlib.sha256(data).hexdigest()

@@ -25,6 +25,7 @@ from workbench.ui.window.failure_view import FailureView
 
 NOT_RUN_YET = "not run yet"
 PAUSED_FOR_DISK = "live mode paused for a file opened from disk: press Run to run it"
+PAUSED_RECOVERED = "live mode paused for text recovered after a crash: press Run to run it"
 
 
 def origin_label(filename: str) -> str:
@@ -59,6 +60,8 @@ class FreshStart(QObject):
             self.tracer.release_hold()  # a file or an empty buffer: no declined code
         if document.from_outside:
             self.tracer.pause_live(PAUSED_FOR_DISK)  # it runs when the user says so
+        elif document.recovered:  # it may be a lesson step the user declined to run
+            self.tracer.pause_live(PAUSED_RECOVERED)
         before, self.shown = self.shown, origin_label(self._filename())
         controls = self.controls
         controls.blockSignals(True)  # no trace of the old call: the new text runs anyway
