@@ -24,27 +24,6 @@ def pytest_configure(config: pytest.Config) -> None:
         "every core")
 
 
-# The longest test files (a child process on four devices, every example's values, commands
-# through SSH, many windows): run first, so that no worker is left alone with one at the end
-# of `make test`'s parallel run (pytest-xdist hands out whole files, in collection order).
-LONGEST_FIRST = (
-    "tests/engine/test_values.py", "tests/cli/test_attached.py",
-    "tests/ui/test_lesson_window.py", "tests/cli/test_four_devices.py",
-    "tests/ui/test_graph_panel.py", "tests/ui/test_projector.py",
-    "tests/ui/test_attached_window.py", "tests/ui/test_classroom.py",
-    "tests/engine/test_kmeans_run.py", "tests/engine/test_kmeans_sharded.py",
-    "tests/test_end_to_end.py",
-)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    def rank(item: pytest.Item) -> int:
-        path = item.nodeid.split("::", 1)[0]
-        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
-
-    items.sort(key=rank)  # stable: the rest keep their order
-
-
 @pytest.fixture(autouse=True, scope="session")
 def _cyclic_gc_in_the_main_thread():
     """Python's cyclic collector runs in whichever thread happens to allocate: in the

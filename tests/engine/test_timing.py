@@ -37,7 +37,9 @@ def test_measure_grows_loops_until_the_batch_is_long_enough():
         min_batch_s=1e-3, repeats=4, max_measure_s=1.0))
     assert stats.loops > 1 and stats.repeats == 4
     assert 0 < stats.min_s <= stats.median_s <= stats.max_s
-    assert stats.loops * stats.min_s >= 1e-3 * 0.5  # the batch reached (about) min_batch_s
+    # The batch reached (about) min_batch_s when calibrated: its slowest repeat shows it (a
+    # loaded machine can make the calibration run 2-3x slower than the fastest repeat).
+    assert stats.loops * stats.max_s >= 1e-3 * 0.5
     assert len(stats.per_repeat_s) == 4
 
 
