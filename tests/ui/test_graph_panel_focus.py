@@ -6,12 +6,11 @@ window feeds it (``Session.set_trace``); its values come from the engine.
 
 from __future__ import annotations
 
-import gc
-
 import pytest
-from PySide6.QtCore import QCoreApplication, QEvent, QRect, Qt
+from PySide6.QtCore import QCoreApplication, QRect, Qt
 from PySide6.QtWidgets import QWidget
 
+from tests.ui.conftest import _close_windows
 from tests.ui.projector import PROJECTOR_DOCKS, clipped, framed, presentation_font
 from workbench.api import messages as p
 from workbench.api.jaxpr import TraceResult
@@ -70,11 +69,7 @@ def built(qtbot, bridge):
     yield widgets
     assert isinstance(bridge.client.call(p.Ping(), timeout=60), p.Result)
     QCoreApplication.processEvents()  # the replies still queued for this thread
-    for w in widgets:
-        w.close()
-        w.deleteLater()
-    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    gc.collect()
+    _close_windows(widgets)
 
 
 @pytest.fixture
