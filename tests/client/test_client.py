@@ -103,6 +103,41 @@ def test_a_superseded_reply_is_dropped(engine, gate):
     assert got[0].value.args == ("f32[4]",)
 
 
+def test_superseded_requests_never_reach_the_kernel(engine, gate, tmp_path):
+    """Twenty quick edits while one runs: the kernel runs the one running and the last, not
+    twenty (before: every superseded edit's top level ran, only its reply was dropped)."""
+    ran = tmp_path / "ran"
+    got: list[p.Reply] = []
+    engine.client.request(p.LoadSource(source=gate.source), got.append, key="load")
+    edits = [p.LoadSource(source=f"open({str(ran)!r}, 'a').write('{i}\\n')\n" + SELU)
+             for i in range(20)]
+    for edit in edits:
+        engine.client.request(edit, got.append, key="load")
+    after = p.Ping()  # made after the edits: answered after the last of them
+    engine.client.request(after, got.append)
+    gate.open()
+    wait_until(lambda: len(got) == 2, 30, "the last edit's reply and the ping's")
+    assert [r.id for r in got] == [edits[-1].id, after.id]
+    assert ran.read_text() == "19\n"
+
+
+def test_stop_cancels_the_edit_waiting_behind_the_one_running(engine, gate, tmp_path):
+    """The waiting edit is answered "stopped" and never runs (before: it was already queued in
+    the kernel, ran after the interrupt, and its top level's side effects happened)."""
+    ran = tmp_path / "ran"
+    got: list[p.Reply] = []
+    engine.client.request(p.LoadSource(source=gate.source), got.append, key="load")
+    waiting = p.LoadSource(source=f"open({str(ran)!r}, 'a').write('ran')\n" + SELU)
+    engine.client.request(waiting, got.append, key="load")
+    wchan = Path(f"/proc/{engine.client.pid}/wchan")
+    wait_until(lambda: wchan.read_text() == "wait_for_partner", 30, "the kernel at the gate")
+    engine.client.stop()
+    wait_until(lambda: len(got) == 1 and engine.client.state == State.IDLE, 30, "stopped")
+    assert isinstance(got[0], p.Cancelled) and got[0].id == waiting.id
+    assert isinstance(engine.call(p.Ping()), p.Result)
+    assert not ran.exists()
+
+
 def test_a_malformed_request_gets_a_usage_reply(engine):
     got: list[p.Reply] = []
     bad = {"protocol": p.PROTOCOL_VERSION,

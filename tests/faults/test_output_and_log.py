@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.kernel_util import wait_until
 from workbench.api import messages as p
-from workbench.client.launch import LOG_KEEP, LOG_LIMIT
+from workbench.client.kernel_log import LOG_KEEP, LOG_LIMIT
 
 GOOD = "def f(x):\n    return x * 2\n"
 KERNEL_SOURCE = p.LoadSource(source=GOOD)  # for the ``engine`` fixture (tests/conftest.py)
@@ -68,14 +68,14 @@ def test_writes_to_file_descriptor_1_do_not_grow_the_log_without_bound(engine):
     reply = engine.call(p.LoadSource(source=source + GOOD), timeout=60)
     assert isinstance(reply, p.Result), p.reply_text(reply)
     log = Path(engine.client._log_file.name)
-    # The client's thread truncates the log, then counts the rotation: wait for both.
+    # The client's log thread rotates as it drains the pipe, then counts: wait for both.
     wait_until(lambda: engine.client.stats.log_rotations >= 1
                and log.stat().st_size <= LOG_LIMIT, 5, "the log rotated")
     kept = Path(f"{log}.1")
     assert kept.stat().st_size <= LOG_KEEP
     sizes = {f.name: f.stat().st_size for f in log.parent.glob("kernel-*.log*")}
     assert sum(sizes.values()) <= LOG_LIMIT + LOG_KEEP, sizes
-    # The kernel still writes to its log after the rotation (appending, from the start).
+    # The kernel's later writes still reach the log, written from its start again.
     reply = engine.call(p.LoadSource(source="import os\nos.write(2, b'after\\n')\n" + GOOD))
     assert isinstance(reply, p.Result), p.reply_text(reply)
     wait_until(lambda: b"after" in log.read_bytes(), 5, "a write after the rotation")

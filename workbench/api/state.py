@@ -30,6 +30,7 @@ class NoticeKind(enum.StrEnum):
     UNRESPONSIVE = "unresponsive"
     RESPONDING = "responding"
     DEAD = "dead"
+    WARNING = "warning"
 
 
 NOTICE_KINDS = tuple(NoticeKind)
@@ -39,7 +40,8 @@ NOTICE_KINDS = tuple(NoticeKind)
 @dataclass(frozen=True)
 class Notice:
     """Something the user should read: ``kind`` is crashed, restarted, stopped, stop-failed,
-    reload-failed, unresponsive, responding or dead; ``fault`` holds the engine's last words
+    reload-failed, unresponsive, responding, dead or warning (how an attached kernel is
+    reached is unsafe: shown, nothing more); ``fault`` holds the engine's last words
     (faulthandler output). ``offer_restart``: Stop could not stop an attached kernel, and
     ``restart()`` would (the user must choose it: its names are lost)."""
 

@@ -131,14 +131,29 @@ class LocalEngine(Engine):
 
 
 class AttachedEngine(Engine):
-    """The kernel of a connection file, through the window's own client."""
+    """The kernel of a connection file, through the window's own client.
 
-    def __init__(self, connection_file: str, ssh: str | None = None):
+    What makes that unsafe (a file other users can read, a kernel on every address) is
+    a warning line on stderr once the kernel answers; a file that leads nowhere is one
+    error line, nothing more.
+    """
+
+    def __init__(self, connection_file: str, ssh: str | None = None,
+                 prog: str = "workbench"):
         from workbench.client.engine_client import EngineClient
 
+        self.prog = prog
+        self._warned = 0  # how many of the client's warnings are printed
         self._background: queue.SimpleQueue[p.Output] = queue.SimpleQueue()
         self.client: EngineClient = EngineClient(connection_file, ssh=ssh,
                                                  on_output=self._background.put)
+
+    def _warn(self) -> None:
+        """Print the warnings the client has said since the last call."""
+        said = self.client.attach_warnings
+        for text in said[self._warned:]:
+            print(f"{self.prog}: warning: {text}", file=sys.stderr)
+        self._warned = len(said)
 
     def _reply(self, request: p.Request, on_event: Callable[[p.Event], None],
                output: UserOutput | None) -> p.Reply:
@@ -158,6 +173,7 @@ class AttachedEngine(Engine):
               on_event: Callable[[p.Event], None], timeout: float | None = None) -> p.Reply:
         waited = 0.0
         while timeout is None or waited < timeout:
+            self._warn()
             while not self._background.empty():
                 on_event(self._background.get())
             try:
@@ -168,6 +184,7 @@ class AttachedEngine(Engine):
             if isinstance(item, p.Event):
                 on_event(item)
             else:
+                self._warn()
                 return item
         raise TimeoutError
 
@@ -186,7 +203,8 @@ def open_engine(args: argparse.Namespace, *, shared_namespace: bool = False) -> 
     ssh = getattr(args, "ssh", None)
     if ssh and not existing:
         raise UsageError("--ssh needs --existing FILE (the kernel's connection file)")
-    engine: Engine = (AttachedEngine(existing, ssh) if existing
+    prog = f"workbench {args.command}" if getattr(args, "command", None) else "workbench"
+    engine: Engine = (AttachedEngine(existing, ssh, prog) if existing
                       else LocalEngine({} if shared_namespace else None))
     try:
         yield engine

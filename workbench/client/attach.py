@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import ipaddress
 import json
 import os
+import re
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +28,8 @@ PORTS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
 MAX_CONNECTION_FILE_BYTES = 64 * 1024  # a connection file is a few hundred bytes
 SSH_PROBE_TIMEOUT_S = 15
 TUNNEL_CHILD = Path(__file__).with_name("tunnel_child.py")
+_HOST_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                        r"(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?")
 
 
 class AttachError(Exception):
@@ -81,7 +86,83 @@ def read_connection_file(name: str | os.PathLike[str]) -> dict[str, Any]:
             raise AttachError(f"{name}: {key} is not a port number: {str(port)[:20]!r}")
     if not isinstance(info["ip"], str) or not isinstance(info["key"], str):
         raise AttachError(f"{name} is not a connection file (ip and key must be text)")
+    if not info["key"]:
+        raise AttachError(f"{name}: the key is empty, so messages would go unsigned and anyone "
+                          "who reaches the kernel's ports could run code there; use the file "
+                          "the kernel wrote (it has a key)")
+    scheme = info.get("signature_scheme", "hmac-sha256")
+    if not _known_scheme(scheme):
+        raise AttachError(f"{name}: unknown signature_scheme {str(scheme)[:20]!r} "
+                          "(kernels write hmac-sha256)")
+    if transport == "tcp" and not _is_address(info["ip"]):
+        raise AttachError(f"{name}: ip is not an address: {info['ip'][:40]!r}")
+    if transport == "ipc" and not info["ip"]:
+        raise AttachError(f"{name}: ip is empty (an ipc kernel's ip is the path of its sockets)")
     return info
+
+
+def _known_scheme(scheme: object) -> bool:
+    """``hmac-<a hashlib digest>``, the form jupyter_client's Session accepts."""
+    if not isinstance(scheme, str) or not scheme.startswith("hmac-"):
+        return False
+    digest = scheme.removeprefix("hmac-")
+    return digest.isidentifier() and callable(getattr(hashlib, digest, None)) \
+        and digest in hashlib.algorithms_available
+
+
+def _is_address(ip: str) -> bool:
+    """An IP address or a host name (what a TCP connect can reach)."""
+    try:
+        ipaddress.ip_address(ip)
+        return True
+    except ValueError:
+        return _HOST_NAME.fullmatch(ip) is not None and len(ip) <= 253
+
+
+def attach_warnings(name: str | os.PathLike[str], info: dict[str, Any],
+                    ssh: str | None) -> list[str]:
+    """What is unsafe about attaching through ``name`` (one line each): a file other users can
+    read (its key lets them run code in the kernel), a kernel that listens on every address,
+    or one reached over the network without ssh."""
+    warnings = []
+    with contextlib.suppress(OSError):
+        mode = stat.S_IMODE(find_connection_file(name).stat().st_mode)
+        if mode & 0o044:
+            warnings.append(f"{name} can be read by other users (mode {mode:04o}): anyone who "
+                            "can read it can run code in the kernel; chmod 600 it")
+    ip = info.get("ip", "")
+    if info.get("transport", "tcp") != "tcp":
+        return warnings
+    if ip in ("0.0.0.0", "::"):
+        warnings.append(f"the kernel listens on all addresses ({ip}): anyone on the network "
+                        "who gets its key can run code there; start it with --ip 127.0.0.1 "
+                        "and attach with --ssh HOST")
+    elif not ssh and not _loopback(ip):
+        warnings.append(f"the kernel at {ip} is reached over the network without ssh: your "
+                        "code and its results travel unencrypted; attach with --ssh HOST")
+    return warnings
+
+
+def _loopback(ip: str) -> bool:
+    if ip == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(ip).is_loopback
+    except ValueError:
+        return False
+
+
+def port_mismatch(given: dict[str, Any], kernel: dict[str, Any]) -> str:
+    """How the ports of a connection file are the kernel's own ports (its ``connect_reply``)
+    given to the wrong channels, in words ("" when they match or are not the kernel's at all:
+    a forwarded port may differ)."""
+    own = {kernel.get(key): key for key in PORTS if isinstance(kernel.get(key), int)}
+    wrong = [(key, own[given[key]]) for key in PORTS
+             if given.get(key) in own and own[given[key]] != key]
+    if len(own) < len(PORTS) or not wrong:
+        return ""
+    names = ", ".join(f"{key} is its {theirs}" for key, theirs in wrong)
+    return f"the ports do not match the kernel's ({names}): were they swapped?"
 
 
 def split_ssh_host(server: str) -> str:

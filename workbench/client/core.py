@@ -18,6 +18,9 @@ from workbench.api.state import Notice, NoticeKind, State
 from workbench.client.routing import Pending, Router, Stats
 from workbench.client.transport import Transport
 
+# A notice about how an attached kernel is reached (a file others can read, every address).
+SETUP_WARNING = NoticeKind.WARNING
+
 
 class Core:
     """The shared state of one client's connection to its kernel."""
@@ -46,6 +49,7 @@ class Core:
         self.stale_session: str | None = None  # a restarted kernel's old one: ignored
         self.restart_until: float | None = None  # an attached kernel restarting: back by then
         self.dead_reason = ""
+        self.client_failed = False  # dead because something on the I/O thread raised
         self.unresponsive = False
         self.interrupt_deadline: float | None = None  # a Stop in progress: idle by then
         # The requests a Stop in progress interrupted: answered when it ends (``stop``).

@@ -21,6 +21,11 @@ queued work, restarting -> idle with the last good editor source loaded again
 its fault text and restarted; a crash loop stops the engine (dead) after
 ``max_restarts``. A kernel whose heartbeat stops is unresponsive until it
 answers again; Stop restarts it.
+
+Whatever raises on the I/O thread (a bug, a kernel that cannot be started) ends
+every pending request with ``EngineFailure`` and leaves the engine dead with the
+reason; ``restart()`` starts it again. Should the thread itself end, a request is
+answered at once on the caller's thread and ``restart()`` starts a new one.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ from workbench.client.launch import KernelProcess, death_reason, private_connect
 from workbench.client.routing import Pending, Stats
 from workbench.client.stop import Stopper
 from workbench.client.supervision import CONNECT_TIMEOUT_S, CRASH_WINDOW_S, Supervisor
+from workbench.client.transport import Transport
 
 
 class EngineClient:
@@ -109,8 +115,9 @@ class EngineClient:
                                 lambda reason: self._supervisor.restart(reason, crash=False),
                                 stop_grace)
 
-        self._thread = threading.Thread(target=self._run, name="workbench-engine-client",
-                                        daemon=True)
+        self._io_lock = threading.RLock()  # a callback run under it may make a request
+        self._io_gone = False  # the I/O thread ended: requests are answered on the caller's
+        self._thread = self._io_thread(self._launch)
         _LIVE.add(self)
         self._thread.start()
 
@@ -148,6 +155,12 @@ class EngineClient:
     @property
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
+
+    @property
+    def attach_warnings(self) -> list[str]:
+        """What is unsafe about how the attached kernel is reached (a connection file others
+        can read, a kernel on every address), as said so far in notices: once it answered."""
+        return list(self._supervisor.said)
 
     def request(
         self,
@@ -188,8 +201,11 @@ class EngineClient:
         An attached kernel is asked through its control channel (``shutdown_request``
         with ``restart: true``); call this only when the user chose it.
         """
-        self._call(lambda: self._supervisor.restart("restart requested", crash=False,
-                                                    manual=True))
+        def restart() -> None:
+            self._supervisor.restart("restart requested", crash=False, manual=True)
+
+        if not self._revive(restart):
+            self._call(restart)
 
     def close(self, timeout: float = 5.0) -> None:
         """Shut the kernel down (if this client started it) and remove the runtime folder."""
@@ -225,26 +241,71 @@ class EngineClient:
         return self._core.launched_at
 
     def _call(self, fn: Callable[[], None]) -> None:
-        """Run ``fn`` on the I/O thread (tests send hand-made messages with ``_submit``)."""
-        self._core.transport.call(fn)
+        """Run ``fn`` on the I/O thread (tests send hand-made messages with ``_submit``); once
+        that thread has ended, here and now (the engine is dead: a request is answered)."""
+        with self._io_lock:
+            if not self._io_gone:
+                self._core.transport.call(fn)
+                return
+        _run_reporting(fn)
+
+    def _io_thread(self, first: Callable[[], None]) -> threading.Thread:
+        return threading.Thread(target=self._run, args=(first,), name="workbench-engine-client",
+                                daemon=True)
+
+    def _revive(self, first: Callable[[], None]) -> bool:
+        """If the I/O thread ended on a fault (not a close), start another on new sockets that
+        runs ``first``; whether it did."""
+        with self._io_lock:
+            if not self._io_gone or self._closing:
+                return False
+            self._io_gone = False
+            self._core.transport = Transport()
+            self._thread = self._io_thread(first)
+        self._thread.start()
+        return True
 
     # ------------------------------------------------------------------ the I/O thread
 
-    def _run(self) -> None:
+    def _run(self, first: Callable[[], None]) -> None:
         core = self._core
         try:
-            self._launch()
-            core.transport.serve(lambda: self._closing, self._on_message, self._tick)
-        except Exception:  # noqa: BLE001 - report, never hang the GUI
-            core.fail_all(p.EngineFailure, "engine client failed")
-            core.set_state(State.DEAD)
-            core.notice(NoticeKind.DEAD, "the engine client failed", traceback.format_exc())
+            try:
+                first()
+            except Exception as exc:  # noqa: BLE001 - a kernel that cannot start: said, not fatal
+                self._on_fault(exc)
+            core.transport.serve(lambda: self._closing, self._on_message, self._tick,
+                                 self._on_fault)
+        except Exception as exc:  # noqa: BLE001 - the loop itself failed: report, never hang
+            self._on_fault(exc)
         finally:
-            self._shutdown()
+            _run_reporting(self._shutdown)
+            with self._io_lock:  # no revival until what was queued as it ended is answered
+                self._io_gone = True
+                for command in core.transport.take_commands():
+                    _run_reporting(command)
+
+    def _on_fault(self, exc: Exception) -> None:
+        """Something on the I/O thread raised: every pending request fails, and the engine is
+        dead with the reason until ``restart()`` (ours is started again, an attached one
+        reconnected)."""
+        core = self._core
+        fault = "".join(traceback.format_exception(exc))
+        if core.state == State.DEAD:
+            print(fault, file=sys.stderr)  # already said why it is dead
+            return
+        core.client_failed = True
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        core.die(f"the engine client failed ({type(exc).__name__}{': ' * bool(first)}{first}); "
+                 "restart the engine to go on", fault)
 
     def _launch(self) -> None:
         """Start (or attach to) the kernel and connect; readiness arrives as messages."""
         core = self._core
+        if self._io_gone or self._closing:
+            core.set_state(State.DEAD)  # a restart queued as the client ended: nothing to start
+            return
+        core.client_failed = False
         core.ready = core.got_info = core.iopub_seen = False
         core.comm_id = uuid.uuid4().hex
         core.router.clear_in_flight()
@@ -260,7 +321,8 @@ class EngineClient:
                 return
         if self._process is not None:
             self._process.launch()
-            if self._process.connection_file != self.connection_file:  # a standby adopted
+            self.runtime_dir = self._process.runtime_dir  # made again if it was removed
+            if self._process.connection_file != self.connection_file:  # a new key each time
                 self.connection_file = self._process.connection_file
                 core.transport.use_info(attach.read_connection_file(self.connection_file))
         core.transport.connect()
@@ -268,12 +330,20 @@ class EngineClient:
         core.send_kernel_info()
         if not self.owned:  # answered even while the shell is busy: proves the key
             core.transport.send("control", "kernel_info_request", {})
+            # The kernel's own ports, from whichever of the two reaches it: swapped ones are
+            # named at once instead of leaving it starting for ever.
+            for channel in ("control", "shell"):
+                core.transport.send(channel, "connect_request", {})
 
     def _attach(self) -> None:
         """Read the connection file and, with ``ssh``, tunnel to its ports (again after a
         restart: jupyter_client's tunnels close with their last connection)."""
         assert self.given_connection_file is not None
         info = attach.read_connection_file(self.given_connection_file)
+        if not self._supervisor.given_info:  # the first attach: said once it answers
+            self._supervisor.warnings = attach.attach_warnings(self.given_connection_file,
+                                                               info, self.ssh)
+        self._supervisor.given_info = info
         if self.ssh:
             info = attach.tunnel(info, self.ssh)
             if self.runtime_dir is None:
@@ -284,12 +354,17 @@ class EngineClient:
     def _on_message(self, channel: str, msg: dict[str, Any]) -> bool:
         """A signed message from the kernel; True when the sockets were replaced."""
         core = self._core
+        session = msg["header"].get("session", "")
+        if session == core.transport.session.session:
+            return False  # our own message, echoed: a port in the file is the heartbeat's
         core.heard = True
+        if msg["header"]["msg_type"] == "connect_reply" and not self.owned:
+            self._supervisor.on_connect_reply(msg["content"])
+            return False
         shutdown_id = self._supervisor.shutdown_id
         if channel == "control" and msg["parent_header"].get("msg_id") == shutdown_id:
             self._supervisor.reconnect_after_restart()
             return True
-        session = msg["header"].get("session", "")
         if core.stale_session is not None and session == core.stale_session:
             return False  # the restarted kernel's old process, still answering
         if channel == "control" and msg["header"].get("msg_type") == p.WHERE_REPLY:
@@ -339,10 +414,16 @@ class EngineClient:
                             {"comm_id": core.comm_id, "target_name": p.COMM_TARGET, "data": {}})
         if self._supervisor.incarnation > 1 or not self.owned:
             self._reload()
-        for data, buffers in core.router.take_outbox():
-            # Those superseded (same key) or stopped while the kernel started are gone.
-            core.send_comm(data, buffers)
+        self._send_queued()
         core.refresh_state()
+
+    def _send_queued(self) -> None:
+        """Send what may go now (superseded or stopped requests are gone from the outbox)."""
+        core = self._core
+        if not core.ready:
+            return
+        for data, buffers in core.router.take_outbox():
+            core.send_comm(data, buffers)
 
     def _reload(self) -> None:
         """Load the last good editor source again, silently (after a restart or attach)."""
@@ -369,11 +450,8 @@ class EngineClient:
         if isinstance(pending.request, p.LoadSource):
             core.user_files.add(pending.request.filename)
         core.router.add(pending)
-        if core.ready:
-            pending.sent_at = time.monotonic()
-            core.send_comm(data, buffers)
-        else:
-            core.router.outbox.append((rid, data, buffers))
+        core.router.queue(rid, data, buffers)
+        self._send_queued()
         core.refresh_state()
 
     def _on_comm(self, data: Any, buffers: list[Any]) -> None:
@@ -381,8 +459,12 @@ class EngineClient:
         try:
             value = codec.decode(data, buffers)
         except codec.ProtocolError as exc:
-            bad_id = data.get("body", {}).get("fields", {}).get("id") if isinstance(data, dict) \
-                else None
+            body = data.get("body") if isinstance(data, dict) else None
+            fields = body.get("fields") if isinstance(body, dict) else None
+            bad_id = fields.get("id") if isinstance(fields, dict) else None
+            if isinstance(bad_id, str):
+                core.router.settled(bad_id)
+                self._send_queued()
             if isinstance(bad_id, str) and bad_id in core.router.pending:
                 self._finish(core.router.pending.pop(bad_id),
                              p.EngineFailure(bad_id, f"bad reply: {exc}"))
@@ -400,6 +482,9 @@ class EngineClient:
             elif isinstance(value, p.Output) and not waiting.quiet:
                 core.emit(core.on_output, value)
             return
+        if isinstance(value, p.Reply):
+            core.router.settled(rid)
+            self._send_queued()  # the next request of its key, waiting behind it
         if isinstance(value, p.Reply) and self._stopper.take_reply(value):
             return  # a request Stop interrupted: answered when the Stop ends
         pending = core.router.take(rid)
@@ -452,8 +537,6 @@ class EngineClient:
         if not core.ready and core.got_info and now - core.info_sent_at > 0.2:
             core.send_kernel_info()  # iopub not subscribed yet: status messages prove it
         self._stopper.tick(now)
-        if self._process is not None:
-            self._process.cap_log()
 
     def _shutdown(self) -> None:
         core = self._core
@@ -481,3 +564,11 @@ def _close_all() -> None:
     for client in list(_LIVE):
         with contextlib.suppress(Exception):
             client.close(2.0)
+
+
+def _run_reporting(fn: Callable[[], None]) -> None:
+    """Run ``fn`` here; its exception is printed (a caller never gets the I/O thread's)."""
+    try:
+        fn()
+    except Exception:  # noqa: BLE001
+        traceback.print_exc()

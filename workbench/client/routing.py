@@ -1,5 +1,12 @@
-"""Requests in flight: pending replies by id, superseding by key, the outbox before the kernel is
-ready, and which shell messages keep the kernel busy.
+"""Requests in flight: pending replies by id, superseding by key, the outbox, and which shell
+messages keep the kernel busy.
+
+A key has at most one request in the kernel at a time. A newer request of a key
+waits in the outbox until the one in the kernel answers, and a still newer one
+replaces it there: a superseded request never reaches the kernel, so twenty quick
+edits run the source's top level twice (the one already running, then the last),
+not twenty times. The outbox keeps the order requests were made in, and also holds
+everything made before the kernel is ready.
 
 Everything but ``mark_sent`` and ``is_current`` belongs to the client's I/O thread.
 Those two run on the caller's thread, so that a reply already handed to another
@@ -53,6 +60,8 @@ class Router:
         self._latest: dict[str, str] = {}  # per key, the pending request sent last
         self._abandoned: set[str] = set()
         self._current: dict[str, str] = {}  # per key, the id of the request sent last (any thread)
+        self._in_kernel: dict[str, str] = {}  # per key, the request in the kernel, unanswered
+        self._key_of: dict[str, str] = {}  # the key of each request in ``_in_kernel``
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ any thread
@@ -112,15 +121,39 @@ class Router:
         the requests it interrupted): it is not dropped."""
         self._abandoned.discard(rid)
 
+    def queue(self, rid: str, data: dict[str, Any], buffers: list[Any]) -> None:
+        """``rid`` (already ``add``ed) goes to the kernel in its turn (``take_outbox``)."""
+        self.outbox.append((rid, data, buffers))
+
     def take_outbox(self) -> list[tuple[dict[str, Any], list[Any]]]:
-        """What was queued before the kernel was ready and is still wanted, emptied."""
-        ready = [(data, buffers) for rid, data, buffers in self.outbox if rid in self.pending]
+        """The queued requests that may go to the kernel now, in order, taken from the outbox.
+
+        Those superseded or stopped while they waited are dropped. The first one whose
+        key still has a request in the kernel stops the taking: it and everything made
+        after it wait for that answer (``settled``).
+        """
+        ready: list[tuple[dict[str, Any], list[Any]]] = []
         now = time.monotonic()
-        for rid, _, _ in self.outbox:
-            if rid in self.pending:
-                self.pending[rid].sent_at = now  # the caller sends them now
-        self.outbox.clear()
+        while self.outbox:
+            rid, data, buffers = self.outbox[0]
+            pending = self.pending.get(rid)
+            if pending is not None and pending.key is not None and pending.key in self._in_kernel:
+                break
+            self.outbox.pop(0)
+            if pending is None:
+                continue
+            pending.sent_at = now  # the caller sends them now
+            if pending.key is not None:
+                self._in_kernel[pending.key] = rid
+                self._key_of[rid] = pending.key
+            ready.append((data, buffers))
         return ready
+
+    def settled(self, rid: str) -> None:
+        """The kernel answered ``rid`` (wanted or not): its key may send its next request."""
+        key = self._key_of.pop(rid, None)
+        if key is not None and self._in_kernel.get(key) == rid:
+            del self._in_kernel[key]
 
     def status(self, parent: str, execution_state: str | None) -> None:
         """An iopub status message: ``parent`` runs, or is done."""
@@ -139,3 +172,5 @@ class Router:
         """A new connection: no shell message of the old one is running."""
         self.outstanding.clear()
         self.busy_parents.clear()
+        self._in_kernel.clear()
+        self._key_of.clear()

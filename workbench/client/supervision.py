@@ -17,14 +17,18 @@ import re
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import Any
 
 from workbench.api import messages as p
 from workbench.api.state import Notice, NoticeKind, State
-from workbench.client.core import Core
+from workbench.client import attach
+from workbench.client.core import SETUP_WARNING, Core
 from workbench.client.launch import KernelProcess
 
 CRASH_WINDOW_S = 15.0  # a crash this soon after a reload, with no success since, is a loop
-CONNECT_TIMEOUT_S = 5.0  # an attached kernel that answers nothing signed by then: wrong key
+# An attached kernel that answers nothing signed by then: wrong key. One that answers with
+# its own ports (``connect_reply``, on either channel that reaches it) is checked at once.
+CONNECT_TIMEOUT_S = 5.0
 RESTART_TIMEOUT_S = 60.0  # an attached kernel asked to restart must answer again within this
 SHUTDOWN_REPLY_WAIT_S = 2.0  # then reconnect even without the old process's shutdown_reply
 INFO_RESEND_S = 0.5  # an attached kernel's kernel_info_request, again until one answers
@@ -100,6 +104,10 @@ class Supervisor:
         self.answered_since_launch = False
         self.shutdown_id: str | None = None  # our shutdown_request, its reply not yet seen
         self.shutdown_sent_at = 0.0
+        self.given_info: dict[str, Any] = {}  # an attached kernel's file, as given (no tunnel)
+        self.ports_ok = False  # its connect_reply named the ports of the file
+        self.warnings: list[str] = []  # about how it is reached: said once it answers
+        self.said: list[str] = []  # those said (a notice each)
 
     @property
     def incarnation(self) -> int:
@@ -109,9 +117,34 @@ class Supervisor:
 
     def launched(self) -> None:
         self.answered_since_launch = False
+        self.ports_ok = False
 
     def became_ready(self) -> None:
         self.ready_since = time.monotonic()
+        self._say_warnings()
+
+    def on_connect_reply(self, content: dict[str, Any]) -> None:
+        """An attached kernel's own ports: the file's, given to the wrong channels, leave it
+        starting for ever (a socket of one kind cannot talk to another): say so now."""
+        core = self.core
+        if core.state == State.DEAD:
+            return
+        mismatch = attach.port_mismatch(self.given_info, content) if self.given_info else ""
+        if mismatch:
+            core.die(f"{self.given_connection_file}: {mismatch}")
+            return
+        self.ports_ok = True
+        self._say_warnings()
+
+    def _say_warnings(self) -> None:
+        """What is unsafe about how an attached kernel is reached, once it answers on the
+        right ports (a file that leads nowhere is its error alone)."""
+        if not (self.core.ready and self.ports_ok and self.warnings):
+            return
+        warnings, self.warnings = self.warnings, []
+        for text in warnings:
+            self.said.append(text)
+            self.core.notice(SETUP_WARNING, f"warning: {text}")
 
     def answered(self, rid: str, quiet: bool, ok: bool) -> None:
         """A reply of ours arrived (``quiet``: the reload's; ``ok``: a result)."""
@@ -222,6 +255,14 @@ class Supervisor:
     def _restart_attached(self) -> None:
         """Ask the attached kernel to restart itself; it comes back on the same ports."""
         core = self.core
+        if core.state == State.DEAD and core.client_failed:
+            # The fault was ours, not the kernel's: connect to it afresh.
+            core.set_state(State.RESTARTING)
+            core.stats.restarts += 1
+            self.reload_notice = Notice(NoticeKind.RESTARTED,
+                                        f"reconnected to the kernel on {core.host}")
+            self.launch()
+            return
         if core.state == State.DEAD:
             core.notice(NoticeKind.DEAD,
                         f"the kernel on {core.host} cannot be restarted from here: "

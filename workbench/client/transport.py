@@ -2,7 +2,11 @@
 thread's loop that runs queued commands and drains the sockets.
 
 Only ``call`` may be used from another thread; everything else runs on the
-client's I/O thread, which is the only one that touches a socket.
+client's I/O thread, which is the only one that touches a socket. A message that
+is not one (a bad signature, a header without an id, a parent header that is not
+an object) is dropped here; an exception in a command, a message's handler or a
+tick goes to the loop's ``on_fault`` and the loop goes on, so that the thread
+that answers every request cannot end unseen.
 """
 
 from __future__ import annotations
@@ -108,27 +112,34 @@ class Transport:
                 self.hb_sent = now
 
     def serve(self, closing: Callable[[], bool], on_message: Callable[[str, dict[str, Any]], bool],
-              tick: Callable[[], None]) -> None:
+              tick: Callable[[], None], on_fault: Callable[[Exception], None]) -> None:
         """Until ``closing()``: run queued commands, hand each signed message to ``on_message``
-        (True: stop draining, the sockets changed) and ``tick`` once per turn."""
+        (True: stop draining, the sockets changed) and ``tick`` once per turn. What any of
+        them raises goes to ``on_fault``; the loop goes on."""
         while not closing():
             events = dict(self._poller.poll(int(POLL_S * 1000)))
             if self._wake_r in events:
                 os.read(self._wake_r, 4096)
-                while True:
-                    try:
-                        command = self._commands.get_nowait()
-                    except queue.Empty:
-                        break
-                    command()
+                for command in self.take_commands():
+                    _guarded(command, on_fault)
             for name in CHANNELS:
                 sock = self.sockets.get(name)
                 if sock is not None and sock in events:
-                    self._drain(name, sock, on_message)
-            tick()
+                    self._drain(name, sock, on_message, on_fault)
+            _guarded(tick, on_fault)
+
+    def take_commands(self) -> list[Callable[[], None]]:
+        """The commands queued so far, taken off the queue (in order)."""
+        commands = []
+        while True:
+            try:
+                commands.append(self._commands.get_nowait())
+            except queue.Empty:
+                return commands
 
     def _drain(self, name: str, sock: zmq.Socket,
-               on_message: Callable[[str, dict[str, Any]], bool]) -> None:
+               on_message: Callable[[str, dict[str, Any]], bool],
+               on_fault: Callable[[Exception], None]) -> None:
         if name == "hb":
             with contextlib.suppress(zmq.ZMQError):  # REQ: one echo per ping, then EFSM
                 sock.recv(zmq.NOBLOCK)
@@ -139,12 +150,17 @@ class Transport:
         for _ in range(1000):  # bounded, so commands and death checks keep their turn
             try:
                 _, msg = self.session.recv(sock, mode=zmq.NOBLOCK, copy=True)
-            except (ValueError, zmq.ZMQError):  # a bad signature or a torn message
+            except Exception:  # noqa: BLE001 - a bad signature, a torn or malformed message
                 continue
             if msg is None:
                 return
-            if on_message(name, msg):
-                return
+            if not well_formed(msg):
+                continue
+            try:
+                if on_message(name, msg):
+                    return
+            except Exception as exc:  # noqa: BLE001 - reported; the next message still counts
+                on_fault(exc)
 
     def close_sockets(self) -> None:
         for sock in self.sockets.values():
@@ -158,3 +174,21 @@ class Transport:
         for fd in (self._wake_r, self._wake_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+def well_formed(msg: dict[str, Any]) -> bool:
+    """Whether a signed message has the shape every handler relies on: a header with a text
+    type, a parent header that is an object (its id, if any, text), content and metadata
+    objects. A kernel's user code holds the key and may send anything."""
+    header, parent = msg.get("header"), msg.get("parent_header")
+    return (isinstance(header, dict) and isinstance(header.get("msg_type"), str)
+            and isinstance(header.get("session", ""), str)
+            and isinstance(parent, dict) and isinstance(parent.get("msg_id", ""), str)
+            and isinstance(msg.get("content"), dict) and isinstance(msg.get("metadata"), dict))
+
+
+def _guarded(fn: Callable[[], None], on_fault: Callable[[Exception], None]) -> None:
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - reported; the loop must go on
+        on_fault(exc)

@@ -25,6 +25,7 @@ import logging
 import os
 import re
 import resource
+import shutil
 import sys
 import threading
 import time
@@ -400,6 +401,48 @@ def _make_app_class() -> type[IPKernelApp]:
     return WorkbenchKernelApp
 
 
+# --------------------------------------------------------------------------- parent watch
+
+# client/launch.py writes it into each runtime folder it makes: only such a folder is removed.
+OWNER_FILE = "workbench-owner"
+PARENT_POLL_S = 0.5
+
+
+class ParentWatch(threading.Thread):
+    """ipykernel's parent poller (the kernel ends once the process that started it is gone),
+    which first removes that process's runtime folder: a window killed with SIGKILL cannot,
+    and the folder holds the kernel's key."""
+
+    def __init__(self, parent_pid: int, runtime_dir: str) -> None:
+        super().__init__(name="workbench-parent-watch", daemon=True)
+        self.parent_pid = parent_pid
+        self.runtime_dir = runtime_dir
+
+    def run(self) -> None:
+        # As ipykernel's: started through a wrapper that did not exec, the kernel has
+        # another parent, and the end shows as being adopted by init.
+        parent = self.parent_pid if os.getppid() == self.parent_pid else 0
+        while (os.getppid() == parent) if parent else (os.getppid() != 1):
+            time.sleep(PARENT_POLL_S)
+        remove_runtime_dir(self.runtime_dir)
+        os._exit(1)
+
+
+def remove_runtime_dir(folder: str) -> None:
+    """The client's runtime folder (connection files, sockets, logs), if it is one."""
+    if os.path.isfile(os.path.join(folder, OWNER_FILE)):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def watch_parent(app: IPKernelApp, runtime_dir: str) -> None:
+    """Put ``ParentWatch`` in place of the poller ``app.initialize`` made (started by
+    ``app.start``); none is made for a kernel started by hand (no ``JPY_PARENT_PID``)."""
+    from ipykernel.parentpoller import ParentPollerUnix
+
+    if isinstance(app.poller, ParentPollerUnix):
+        app.poller = ParentWatch(app.parent_handle, runtime_dir)
+
+
 def _warm_up(touch_devices: bool) -> None:
     """Import JAX while the kernel waits for its first request (GUI start-up in parallel)."""
     try:
@@ -429,6 +472,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-limit", type=int, default=DEFAULT_OUTPUT_LIMIT,
                         help="characters of user output forwarded per request")
     parser.add_argument("--no-warm-up", action="store_true", help="do not import JAX early")
+    parser.add_argument("--runtime-dir", help="the folder of the client that starts this "
+                        "kernel: removed when that process is gone (it holds the key)")
     parser.add_argument("--standby", action="store_true",
                         help="started beside a kernel that may still hold the accelerator: "
                         "warm up without touching it")
@@ -464,6 +509,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     app = _make_app_class().instance()
     app.initialize(list(rest))
+    if args.runtime_dir:
+        watch_parent(app, args.runtime_dir)
     app.session.unpack = tolerant_unpack(app.session.unpack)
     shell = app.shell
     assert shell is not None  # initialize() made it

@@ -27,6 +27,7 @@ from workbench.api.lowering import LoweringResult
 from workbench.ui.control.requests import EngineRequests
 from workbench.ui.control.session import Call, Session
 from workbench.ui.editor.call_controls import CallControls
+from workbench.ui.editor.source_limit import run_refusal
 
 LIVE_DELAY_MS = 300
 
@@ -90,12 +91,16 @@ class TraceController(QObject):
         if not self.engine_ready:
             self._run_when_ready = True
             return
+        source = self._source()
+        if (refusal := run_refusal(source)) is not None:  # typed or set, not pasted, past it
+            self._fail(p.UsageFailure(id="", message=refusal))
+            return
         call = self._sync_call()
         if call is not None and self.controls.requested() != call.function:
             # A function the new source is to define (a lesson step's): trace that one.
             call = Call(self.controls.requested(), call.args, call.transforms)
         trace = self._trace_request(call) if call is not None else None
-        load = p.LoadSource(source=self._source(), filename=self._filename(), trace=trace,
+        load = p.LoadSource(source=source, filename=self._filename(), trace=trace,
                             keep_names=self.keep_names, cell=self.keep_names)
         self.requests.load(load, lambda reply: self._on_loaded(reply, trace, load))
 

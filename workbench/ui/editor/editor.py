@@ -12,9 +12,10 @@ import re
 from collections.abc import Callable, Iterable
 
 from pygments.token import Comment, Punctuation, Text
-from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
+    QDropEvent,
     QFont,
     QFontDatabase,
     QFontMetricsF,
@@ -33,6 +34,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from workbench.ui.editor.highlighter import PythonHighlighter, lex_line
+from workbench.ui.editor.source_limit import fits_surely, insert_refusal, utf8_size
 from workbench.ui.style.theme import (
     DARK,
     LIGHT,
@@ -76,6 +78,9 @@ class CodeEditor(QPlainTextEdit):
     sig_zoom_changed = Signal(float)
     """The editor's font size changed (points)."""
 
+    sig_refused = Signal(str)
+    """A paste or a drop was refused (it would take the text past a source's limit): why."""
+
     def __init__(
         self,
         parent: QWidget | None = None,
@@ -97,6 +102,7 @@ class CodeEditor(QPlainTextEdit):
         self._errors: list[tuple[QTextCursor, str, str]] = []
         self._highlighted: list[int] = []
         self._last_line = 0
+        self._dropping = False
 
         self._gutter = _Gutter(self)
         self._highlighter = PythonHighlighter(self.document())
@@ -282,6 +288,32 @@ class CodeEditor(QPlainTextEdit):
             super().keyPressEvent(event)
             return
         event.accept()
+
+    # ------------------------------------------------------------ paste and drop
+    def insertFromMimeData(self, source: QMimeData) -> None:  # noqa: N802 (Qt override)
+        """Paste or drop, unless the text would pass a source's limit: then nothing, and
+        ``sig_refused`` says why (a 10 MB paste froze the window for seconds)."""
+        if source.hasText():
+            refusal = self._insert_refusal(source.text(), "drop" if self._dropping else "paste")
+            if refusal is not None:
+                self.sig_refused.emit(refusal)
+                return
+        super().insertFromMimeData(source)
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt override)
+        self._dropping = True
+        try:
+            super().dropEvent(event)
+        finally:
+            self._dropping = False
+
+    def _insert_refusal(self, text: str, what: str) -> str | None:
+        added = utf8_size(text)
+        if fits_surely(self.document().characterCount(), added):
+            return None
+        selected = self.textCursor().selectedText().replace("\u2029", "\n")  # it is replaced
+        total = utf8_size(self.toPlainText()) - utf8_size(selected) + added
+        return insert_refusal(what, added, total)
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt override)
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:

@@ -7,6 +7,11 @@ the autosave that brings unsaved work back after a crash.
 A file opened from disk is marked ``from_outside`` unless this window wrote it or it is
 a bundled example: the window then pauses live mode, so opening a downloaded file never
 runs it. Recovered buffers are the user's own typing, saved by this app: they run live.
+
+Save never writes silently over someone else's edit: the bytes this window last read or
+wrote are remembered (``DiskStamp``), and a file that holds other bytes now (another
+window, another editor) is overwritten only when the user says so; a window that may not
+ask refuses and keeps the text. A file changed on disk is not offered for reload.
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ from workbench.examples import EXAMPLES_DIR
 from workbench.ui.editor.editor import CodeEditor
 from workbench.ui.storage.autosave import Autosave, RecoveredBuffer
 from workbench.ui.storage.files import (
+    DiskStamp,
     FileReadError,
     RecentFiles,
+    changed_on_disk,
     read_source,
     remove_stale_temps,
     write_source,
@@ -43,7 +50,8 @@ class DocumentController(QObject):
     sig_status = Signal(str, int)
     """A passing status-bar message and how long to show it (ms)."""
     sig_error = Signal(str)
-    """Something the user must read: a file that cannot be opened or saved."""
+    """Something the user must read: a file that cannot be opened or saved, a paste the
+    editor refused."""
     sig_opened = Signal()
     """A file (or an empty buffer) replaced the editor's text; see ``from_outside``."""
 
@@ -61,12 +69,14 @@ class DocumentController(QObject):
         """The text just opened came back from a crashed window's autosave."""
         self._saved_text = ""
         self._newline = "\n"
+        self._disk: DiskStamp | None = None  # the file's bytes as last read or written here
         self._written: dict[Path, str] = {}  # what this window saved, by path
         self.autosave = Autosave(autosave_dir, self)
         self.autosave.sig_error.connect(lambda message: self.sig_status.emit(message, 5000))
         self.recent = RecentFiles(settings.qsettings, parent=self)
         self._remove_stale_temps()
         editor.textChanged.connect(self.update_title)
+        editor.sig_refused.connect(self._on_editor_refused)
 
     def start(self) -> None:
         """Track the buffer for autosave once the first text is in place."""
@@ -106,11 +116,11 @@ class DocumentController(QObject):
         if not self.confirm_discard():
             return False
         self.path = Path(item.path) if item.path else None
-        disk, self._newline = "", "\n"
+        disk, self._newline, self._disk = "", "\n", None
         if self.path is not None:
             try:
                 source = read_source(self.path)
-                disk, self._newline = source.text, source.newline
+                disk, self._newline, self._disk = source.text, source.newline, source.stamp
             except FileReadError:
                 disk = ""
         self.from_outside = False  # typed in this app, and only the user's own eyes saw it
@@ -168,7 +178,7 @@ class DocumentController(QObject):
             self.sig_error.emit(f"cannot open {path}: {exc}")
             return False
         self.path = Path(path).resolve()
-        self._newline = source.newline
+        self._newline, self._disk = source.newline, source.stamp
         self.from_outside = not (self.path.is_relative_to(EXAMPLES_DIR.resolve())
                                  or self._written.get(self.path) == source.text)
         self._set_text(source.text, saved=source.text)
@@ -181,9 +191,36 @@ class DocumentController(QObject):
     # ------------------------------------------------------------------ saving
 
     def save(self) -> bool:
+        """Write the text to its file, asking first if someone else wrote the file since."""
         if self.path is None:
             return self.save_as()
+        if changed_on_disk(self.path, self._disk):
+            return self._save_over_change(self.path)
         return self._write(self.path)
+
+    def _save_over_change(self, path: Path) -> bool:
+        """The file holds another window's (or editor's) edit: overwrite, Save As, or keep it."""
+        changed = f"{path.name} changed on disk since you opened it"
+        if not self.ask:
+            self.sig_error.emit(f"{changed}, so your text was not saved over it: it is still "
+                                "in the editor (use Save As to keep it in another file)")
+            return False
+        box = QMessageBox(QMessageBox.Icon.Warning, "File changed on disk", f"{changed}.",
+                          QMessageBox.StandardButton.Cancel, self.window)
+        box.setInformativeText("Another window or program saved it. Overwrite it with your "
+                               "text, save your text as another file, or cancel and keep both.")
+        overwrite = box.addButton("Overwrite it with your text",
+                                  QMessageBox.ButtonRole.DestructiveRole)
+        overwrite.setObjectName("overwrite")
+        save_as = box.addButton("Save As...", QMessageBox.ButtonRole.AcceptRole)
+        save_as.setObjectName("saveAs")
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        box.deleteLater()
+        if clicked is overwrite:
+            return self._write(path)
+        return clicked is save_as and self.save_as()
 
     def save_as(self) -> bool:
         start = str(self.path) if self.path else str(Path.cwd() / UNTITLED)
@@ -202,7 +239,7 @@ class DocumentController(QObject):
     def _write(self, path: Path) -> bool:
         text = self.editor.toPlainText()
         try:
-            write_source(path, text, newline=self._newline)
+            self._disk = write_source(path, text, newline=self._newline)
         except OSError as exc:
             self.sig_error.emit(f"could not save {path}: {exc.strerror or exc}")
             return False
@@ -244,6 +281,10 @@ class DocumentController(QObject):
         if self.path is not None:
             self.settings.last_file = str(self.path)
         self.autosave.mark_clean_exit()
+
+    def _on_editor_refused(self, message: str) -> None:
+        self.sig_error.emit(message)
+        self.sig_status.emit(message, 8000)
 
     def _remove_stale_temps(self) -> None:
         """Temp files of saves killed half-way, beside the files this app saved lately."""

@@ -39,12 +39,27 @@ class FileReadError(Exception):
 
 
 @dataclass(frozen=True)
+class DiskStamp:
+    """The bytes of a file as this window read or wrote them (their size and SHA-256): to
+    tell, before writing it again, whether someone else wrote it since."""
+
+    size: int
+    sha256: str
+
+    @classmethod
+    def of(cls, data: bytes) -> DiskStamp:
+        return cls(len(data), hashlib.sha256(data).hexdigest())
+
+
+@dataclass(frozen=True)
 class SourceText:
     """A file's text with '\\n' line ends, plus what is needed to write it back the same way."""
 
     text: str
     encoding: str = "utf-8"
     newline: str = "\n"
+    stamp: DiskStamp | None = None
+    """The bytes the text was read from."""
 
 
 def read_source(path: str | os.PathLike[str]) -> SourceText:
@@ -78,7 +93,25 @@ def read_source(path: str | os.PathLike[str]) -> SourceText:
     newline = "\r\n" if "\r\n" in text else ("\r" if "\r" in text else "\n")
     if newline != "\n":
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return SourceText(text, encoding, newline)
+    return SourceText(text, encoding, newline, DiskStamp.of(data))
+
+
+def changed_on_disk(path: str | os.PathLike[str], known: DiskStamp | None) -> bool:
+    """Does ``path`` hold other bytes than ``known`` (None: there was no file)? A file that is
+    gone has nothing to lose: False. Its bytes are compared, not its time: a file touched,
+    or saved with the same text, has not changed."""
+    try:
+        size = os.stat(path).st_size
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # there, but not ours to read: do not write over it unasked
+    if known is None or size != known.size:
+        return True
+    try:
+        return DiskStamp.of(_read_regular_file(Path(path), MAX_SOURCE_BYTES)) != known
+    except FileReadError:
+        return True
 
 
 def _read_regular_file(path: Path, limit: int) -> bytes:
@@ -123,11 +156,14 @@ def _require_regular(path: Path, mode: int) -> None:
 
 def write_source(
     path: str | os.PathLike[str], text: str, encoding: str = "utf-8", newline: str = "\n"
-) -> None:
-    """Write editor text atomically, with the file's encoding and line ends."""
+) -> DiskStamp:
+    """Write editor text atomically, with the file's encoding and line ends; the bytes'
+    stamp."""
     if newline != "\n":
         text = text.replace("\n", newline)
-    atomic_write_bytes(path, text.encode(encoding))
+    data = text.encode(encoding)
+    atomic_write_bytes(path, data)
+    return DiskStamp.of(data)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
