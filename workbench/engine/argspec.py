@@ -17,7 +17,7 @@ import contextlib
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -361,7 +361,6 @@ def check_arity(specs: Sequence[Spec], params: Sequence[Any], name: str,
 def example_values(specs: Sequence[Spec], seed: int = 0) -> tuple[Any, ...]:
     """Concrete example arguments: arrays from a fixed PRNG key, literals as themselves."""
     import jax
-    import jax.numpy as jnp
 
     _check_memory(specs)
     key = jax.random.key(seed)
@@ -371,31 +370,37 @@ def example_values(specs: Sequence[Spec], seed: int = 0) -> tuple[Any, ...]:
         counter[0] += 1
         return jax.random.fold_in(key, counter[0])
 
-    def make(s: Spec) -> Any:
-        if isinstance(s, LiteralSpec):
-            return s.value
-        if isinstance(s, SequenceSpec):
-            values = [make(i) for i in s.items]
-            return tuple(values) if s.kind == "tuple" else values
-        if s.placeholders:
-            raise ArgSpecError(
-                f"{format_spec(s)} has placeholder dimension(s) {', '.join(s.placeholders)}: "
-                "give sizes (a sweep) or write numbers"
-            )
-        shape = cast(tuple[int, ...], s.shape)  # no placeholders: every dimension is a number
-        dtype = jnp.dtype(DTYPES[s.dtype])
-        k = next_key()
-        if s.dtype == "bool":
-            return jax.random.bernoulli(k, 0.5, shape)
-        if jnp.issubdtype(dtype, jnp.integer):
-            lo = 0 if jnp.issubdtype(dtype, jnp.unsignedinteger) else -10
-            return jax.random.randint(k, shape, lo, 10).astype(dtype)
-        if jnp.issubdtype(dtype, jnp.complexfloating):
-            re_, im = jax.random.normal(k, (2, *shape))
-            return (re_ + 1j * im).astype(dtype)
-        return jax.random.normal(k, shape).astype(dtype)
+    return tuple(_example_value(s, next_key) for s in specs)
 
-    return tuple(make(s) for s in specs)
+
+def _example_value(s: Spec, next_key: Callable[[], Any]) -> Any:
+    """One example argument. A module function, not a closure: a recursive closure is a
+    reference cycle, which kept the last PRNG key alive until the cyclic collector ran."""
+    import jax
+    import jax.numpy as jnp
+
+    if isinstance(s, LiteralSpec):
+        return s.value
+    if isinstance(s, SequenceSpec):
+        values = [_example_value(i, next_key) for i in s.items]
+        return tuple(values) if s.kind == "tuple" else values
+    if s.placeholders:
+        raise ArgSpecError(
+            f"{format_spec(s)} has placeholder dimension(s) {', '.join(s.placeholders)}: "
+            "give sizes (a sweep) or write numbers"
+        )
+    shape = cast(tuple[int, ...], s.shape)  # no placeholders: every dimension is a number
+    dtype = jnp.dtype(DTYPES[s.dtype])
+    k = next_key()
+    if s.dtype == "bool":
+        return jax.random.bernoulli(k, 0.5, shape)
+    if jnp.issubdtype(dtype, jnp.integer):
+        lo = 0 if jnp.issubdtype(dtype, jnp.unsignedinteger) else -10
+        return jax.random.randint(k, shape, lo, 10).astype(dtype)
+    if jnp.issubdtype(dtype, jnp.complexfloating):
+        re_, im = jax.random.normal(k, (2, *shape))
+        return (re_ + 1j * im).astype(dtype)
+    return jax.random.normal(k, shape).astype(dtype)
 
 
 def abstract_values(specs: Sequence[Spec]) -> tuple[Any, ...]:

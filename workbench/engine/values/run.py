@@ -15,13 +15,18 @@ the loop's outputs (the same body, compiled by XLA like the original; the tests
 check they match bit for bit), so a loop costs one run, not two.
 
 The device arrays of the last run are kept, within
-``KEEP_BYTES``, for ``variable_array``.
+``KEEP_BYTES``, for ``variable_array``, until the source they came from is replaced.
+A run-time failure keeps its explanation, never the exception: its traceback's
+frames hold the run's arrays, and through the run itself a reference cycle that
+only the cyclic collector would have freed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import time
+import traceback
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -62,8 +67,9 @@ from workbench.engine.values.summaries import bad_values, literal_bad_values, su
 __all__ = ["CHECKPOINT_EVERY", "KEEP_BYTES", "evaluate_values", "variable_array"]
 
 
-KEEP_BYTES = 256 * 2**20
-"""Device arrays of the last run kept for ``variable_array``; past this, it runs again."""
+KEEP_BYTES = 128 * 2**20
+"""Device arrays of the last run kept for ``variable_array`` (past this, it runs again),
+the example arguments among them: all the engine holds after a request."""
 
 
 # --------------------------------------------------------------------------- public
@@ -87,9 +93,10 @@ def evaluate_values(
     """
     global _last
     closed, prepared = closed_jaxpr(loaded, name, args, transforms)
+    _last = None  # the last run's arrays go before this run makes its own
     run = _Run(loaded.filename, prepared.fn, should_stop, want=None)
     result = run.evaluate(closed, prepared, name)
-    _last = _Kept(prepared, closed, run.kept)
+    _last = _Kept(prepared, closed, run.kept, weakref.ref(loaded, _forget_last))
     return result
 
 
@@ -125,15 +132,23 @@ class _Kept:
     prepared: PreparedCall
     closed: Any
     arrays: dict[VarRef, Any] | None
+    loaded: weakref.ref[LoadedSource]
+    """Its death (a new source loaded) drops these arrays: nothing can ask for them again."""
 
 
 _last: _Kept | None = None
 _examples: tuple[str, tuple[Any, ...]] | None = None
 
 
+def _forget_last(loaded: weakref.ref[LoadedSource]) -> None:
+    global _last
+    if _last is not None and _last.loaded is loaded:
+        _last = None
+
+
 @dataclass
 class _Failure:
-    exc: Exception
+    explanation: Explanation
     path: Path
     line: int | None
     message: str = ""
@@ -167,6 +182,8 @@ class _Run:
 
     def evaluate(self, closed: Any, prepared: PreparedCall, name: str) -> ValuesResult:
         start = time.perf_counter()
+        if self.want is None and _bytes_past(closed.jaxpr, KEEP_BYTES):
+            self.kept = None  # not kept until past the budget, then dropped: never held
         args = _example_args(prepared, closed.jaxpr.invars)
         outs, root = self.node(closed.jaxpr, list(closed.consts), args, ())
         _wait_for_effects()
@@ -179,7 +196,7 @@ class _Run:
         error: Explanation | None = None
         error_path: Path | None = None
         if self.failure is not None:
-            error = explain(self.failure.exc, self.filename, function=self.function)
+            error = self.failure.explanation
             if self.failure.line is not None:  # the failing equation's line, not a guess
                 error = replace(error, file=self.filename, line=self.failure.line, column=None)
             error_path = self.failure.path
@@ -271,10 +288,17 @@ class _Run:
         return outs, ev
 
     def fail(self, exc: Exception, path: Path, eqn: Any) -> None:
-        """Record the first run-time failure; the run stops there."""
+        """Record the first run-time failure; the run stops there.
+
+        Only its explanation is kept, and its tracebacks are dropped: their frames
+        hold every array the run had (out of memory: all of it), and ``self``, so
+        keeping ``exc`` made a cycle that held them until a ``gc.collect()``.
+        """
         if self.failure is None:
             line = editor_location(eqn.source_info, self.filename)[1]
-            self.failure = _Failure(exc, path, line, _short_message(exc))
+            self.failure = _Failure(explain(exc, self.filename, function=self.function),
+                                    path, line, _short_message(exc))
+        _drop_tracebacks(exc)
 
     @staticmethod
     def _bind(eqn: Any, invals: list[Any]) -> tuple[list[Any] | None, Exception | None]:
@@ -289,10 +313,17 @@ class _Run:
             return None, exc
 
     def _plain(self, eqn: Any, invals: list[Any], path: Path) -> tuple[list[Any] | None, dict]:
-        outs, exc = self._bind(eqn, invals)
+        """The equation's insides first, one equation at a time, then the equation whole.
+
+        In this order the insides' arrays are gone before the whole equation's outputs
+        exist: the peak is the larger of the two runs, not their sum plus the outputs.
+        """
         subs = self._feed(eqn, invals, path)
+        if self.failure is not None:  # found inside: the equation whole fails there too
+            return None, {"subs": subs}
+        outs, exc = self._bind(eqn, invals)
         if exc is not None:
-            self.fail(exc, path, eqn)  # unless running a sub-jaxpr found it deeper
+            self.fail(exc, path, eqn)
         return outs, {"subs": subs}
 
     def _feed(self, eqn: Any, invals: list[Any], path: Path) -> tuple[NodeValues | None, ...]:
@@ -315,7 +346,7 @@ class _Run:
     # ---------------------------------------------------------------- control flow
 
     def _cond(self, eqn: Any, invals: list[Any], path: Path) -> tuple[list[Any] | None, dict]:
-        outs, exc = self._bind(eqn, invals)
+        """The branch taken, one equation at a time, then the ``cond`` whole (as ``_plain``)."""
         branches = eqn.params["branches"]
         taken = min(max(int(np.asarray(invals[0])), 0), len(branches) - 1)
         subs: list[NodeValues | None] = []
@@ -325,9 +356,13 @@ class _Run:
                 continue
             jaxpr, consts = self._open(inner)
             subs.append(self.node(jaxpr, consts or [], invals[1:], (*path, s))[1])
+        fields = {"subs": tuple(subs), "taken": taken}
+        if self.failure is not None:
+            return None, fields
+        outs, exc = self._bind(eqn, invals)
         if exc is not None:
             self.fail(exc, path, eqn)
-        return outs, {"subs": tuple(subs), "taken": taken}
+        return outs, fields
 
     def _while(self, eqn: Any, invals: list[Any], path: Path) -> tuple[list[Any] | None, dict]:
         import jax
@@ -461,6 +496,30 @@ def _last_uses(jaxpr: Any, literal: type) -> list[list[Any]]:
     return dead
 
 
+def _bytes_past(jaxpr: Any, budget: int) -> bool:
+    """Whether the arrays a run of ``jaxpr`` can make (each sub-jaxpr's, every branch's)
+    take more than ``budget`` bytes."""
+    from jax.extend.core import ClosedJaxpr
+
+    todo = [jaxpr]
+    while todo:
+        j = todo.pop()
+        j = j.jaxpr if isinstance(j, ClosedJaxpr) else j
+        for v in (*j.constvars, *j.invars, *(o for e in j.eqns for o in e.outvars)):
+            budget -= _aval_bytes(v.aval)
+        if budget < 0:
+            return True
+        todo += [inner for e in j.eqns for _, inner in inner_jaxprs(e.params)]
+    return False
+
+
+def _aval_bytes(aval: Any) -> int:
+    try:
+        return math.prod(aval.shape) * np.dtype(aval.dtype).itemsize
+    except (AttributeError, TypeError):  # a token, a key: no numbers to keep
+        return 0
+
+
 def _in_order(values: NodeValues, path: Path = ()) -> Any:
     """(path, EqnValues) in evaluation order: a control-flow equation after its insides."""
     for e, ev in enumerate(values.eqns):
@@ -491,6 +550,21 @@ def _short_message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {body}" if body else type(exc).__name__
 
 
+def _drop_tracebacks(exc: BaseException) -> None:
+    """Free the frames ``exc``, its causes and contexts hold (their arrays with them)."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if e.__traceback__ is not None:
+            traceback.clear_frames(e.__traceback__)
+            e.__traceback__ = None
+        todo += [e.__cause__, e.__context__, *getattr(e, "exceptions", ())]
+
+
 def _wait_for_effects() -> None:
     """Let debug prints of the run land before the reply (they are asynchronous)."""
     import jax
@@ -515,6 +589,7 @@ def _example_args(prepared: PreparedCall, invars: Sequence[Any]) -> list[Any]:
     key = format_args(prepared.dynamic_specs)
     if _examples is not None and _examples[0] == key and len(_examples[1]) == len(invars):
         return list(_examples[1])
+    _examples = None  # not beside the new ones
     leaves = jax.tree_util.tree_leaves(example_values(prepared.dynamic_specs))
     if len(leaves) != len(invars):
         raise UsageError(f"the spec gives {len(leaves)} arrays, the jaxpr takes {len(invars)}")

@@ -133,23 +133,37 @@ def _host_summary(a: np.ndarray, shape: tuple[int, ...], name: str) -> ValueSumm
     )
 
 
+DEVICE_BLOCKS = {"cpu": 2**18}
+"""Elements a device summary reads at a time, by platform (else ``DEVICE_BLOCK``): its
+temporaries are a few blocks, never a copy of the array. Written as whole-array
+expressions, XLA on the CPU made four whole-array temporaries (seven with a NaN), so a
+summary needed more memory than the program it described. Measured on the CPU: 4 MB
+instead of 384 MB at 25 million float32, and faster (1M: 3.3-4 vs 4.2-5.4 ms, 4M: 10-13
+vs 40-46 ms); on an H200, where XLA fused the whole-array version without temporaries,
+blocks of 2**22 took the same time within 1% from 1 million to 1 billion elements."""
+DEVICE_BLOCK = 2**22
+
 _device_stats_fns: list[Any] = []
 
 
 def _device_summary(x: Any, shape: tuple[int, ...], name: str) -> ValueSummary:
     """Summary computed where ``x`` lives; only scalars and the histogram come back.
 
-    The common case (every value finite) is one reduction pass plus the histogram's;
-    only an array with NaN or Inf pays for the masked version.
+    The common case (every value finite) takes the plain version; only an array
+    with NaN or Inf pays for the masked one.
     """
     import jax
 
-    if not _device_stats_fns:  # each compiled once per shape and dtype
-        _device_stats_fns.extend([jax.jit(_device_stats, static_argnums=1)])
+    if not _device_stats_fns:  # each compiled once per shape, dtype and block
+        _device_stats_fns.append(jax.jit(_device_stats, static_argnums=(1, 2)))
     fn = _device_stats_fns[0]
-    got = jax.device_get(fn(x, False))
+    devices = x.devices()
+    # A sharded array is read whole: a block's slice of it would gather it on each device.
+    block = x.size if len(devices) > 1 else DEVICE_BLOCKS.get(
+        next(iter(devices)).platform, DEVICE_BLOCK)
+    got = jax.device_get(fn(x, block, False))
     if int(got[1]) or int(got[2]):
-        got = jax.device_get(fn(x, True))
+        got = jax.device_get(fn(x, block, True))
     preview, nan, inf, count, lo, hi, mean, std, hist, hist_lo, hist_hi = got
     preview_t = tuple(float(v) for v in np.asarray(preview, dtype=np.float64))
     if int(count) == 0:
@@ -161,42 +175,73 @@ def _device_summary(x: Any, shape: tuple[int, ...], name: str) -> ValueSummary:
     )
 
 
-def _device_stats(x: Any, masked: bool) -> tuple[Any, ...]:
+def _device_stats(x: Any, block: int, masked: bool) -> tuple[Any, ...]:
     """Counts, range, moments (about the first value, so a large mean keeps the spread's
-    digits) and the histogram on [min, max]; ``masked`` leaves non-finite values out,
-    the plain version is right only when there are none."""
+    digits), then the histogram on [min, max]: two passes over ``block``-element blocks
+    of ``x`` and its tail. ``masked`` leaves non-finite values out; the plain version is
+    right only when there are none."""
     import jax.numpy as jnp
+    from jax import lax
 
-    if jnp.issubdtype(x.dtype, jnp.complexfloating):
-        x = jnp.abs(x)
     wide = wide_dtype(np.float64)
-    f = x.ravel().astype(wide)
-    nan = jnp.sum(jnp.isnan(f))
-    inf = jnp.sum(jnp.isinf(f))
-    if masked:
-        finite = jnp.isfinite(f)
-        count = jnp.sum(finite)
-        lo = jnp.min(jnp.where(finite, f, jnp.inf))
-        hi = jnp.max(jnp.where(finite, f, -jnp.inf))
-        shift = jnp.where(finite[0], f[0], 0)
-        d = jnp.where(finite, f - shift, 0)
-        ones = finite.astype(jnp.int32)
-    else:
-        count = jnp.asarray(f.size, jnp.int32) if f.size < 2**31 else jnp.asarray(f.size, wide)
-        lo, hi = jnp.min(f), jnp.max(f)
-        shift = f[0]
-        d = f - shift
-        ones = jnp.ones((), jnp.int32)
-    n = jnp.maximum(count, 1).astype(wide)
-    m1 = jnp.sum(d) / n
-    var = jnp.maximum(jnp.sum(d * d) / n - m1 * m1, 0)
+    count_type = jnp.int32 if x.size < 2**31 else wide
+    flat = x.ravel()
+    n = flat.size
+    block = min(block, n)
+    blocks = n // block
+    tail = flat[blocks * block:]  # fewer than ``block`` elements, maybe none
+
+    def numbers(a: Any) -> Any:
+        return (jnp.abs(a) if jnp.issubdtype(a.dtype, jnp.complexfloating) else a).astype(wide)
+
+    def in_blocks(step: Any, acc: Any) -> Any:
+        """``step(f, acc)`` over each block, then over the tail."""
+        acc = lax.fori_loop(0, blocks, lambda k, acc: step(numbers(
+            lax.dynamic_slice(flat, (k * block,), (block,))), acc), acc)
+        return step(numbers(tail), acc) if tail.size else acc
+
+    first = numbers(flat[0])
+    shift = jnp.where(jnp.isfinite(first), first, 0) if masked else first
+
+    def moments(f: Any, acc: tuple[Any, ...]) -> tuple[Any, ...]:
+        nan, inf, count, lo, hi, s1, s2 = acc
+        nan = nan + jnp.sum(jnp.isnan(f), dtype=count_type)
+        inf = inf + jnp.sum(jnp.isinf(f), dtype=count_type)
+        if masked:
+            finite = jnp.isfinite(f)
+            count = count + jnp.sum(finite, dtype=count_type)
+            lo = jnp.minimum(lo, jnp.min(jnp.where(finite, f, jnp.inf)))
+            hi = jnp.maximum(hi, jnp.max(jnp.where(finite, f, -jnp.inf)))
+            d = jnp.where(finite, f - shift, 0)
+        else:
+            count = count + f.size
+            lo, hi = jnp.minimum(lo, jnp.min(f)), jnp.maximum(hi, jnp.max(f))
+            d = f - shift
+        return nan, inf, count, lo, hi, s1 + jnp.sum(d), s2 + jnp.sum(d * d)
+
+    zero, wzero = jnp.zeros((), count_type), jnp.zeros((), wide)
+    nan, inf, count, lo, hi, s1, s2 = in_blocks(
+        moments, (zero, zero, zero, jnp.full((), jnp.inf, wide), jnp.full((), -jnp.inf, wide),
+                  wzero, wzero))
+    m = jnp.maximum(count, 1).astype(wide)
+    m1 = s1 / m
+    var = jnp.maximum(s2 / m - m1 * m1, 0)
     same = hi <= lo
     hist_lo = jnp.where(same, lo - 0.5, lo)
     hist_hi = jnp.where(same, hi + 0.5, hi)
-    t = (f - hist_lo) * (HIST_BINS / (hist_hi - hist_lo))
-    if masked:
-        t = jnp.where(finite, t, 0)
-    idx = jnp.clip(t.astype(jnp.int32), 0, HIST_BINS - 1)
-    hist = jnp.zeros(HIST_BINS, jnp.int32).at[idx].add(ones)
-    return (f[:PREVIEW_MAX], nan, inf, count, lo, hi, m1 + shift, jnp.sqrt(var), hist,
+    scale = HIST_BINS / (hist_hi - hist_lo)
+
+    def histogram(f: Any, hist: Any) -> Any:
+        t = (f - hist_lo) * scale
+        ones: Any = 1
+        if masked:
+            finite = jnp.isfinite(f)
+            t = jnp.where(finite, t, 0)
+            ones = finite.astype(jnp.int32)
+        idx = jnp.clip(t.astype(jnp.int32), 0, HIST_BINS - 1)
+        return hist.at[idx].add(ones)
+
+    hist = in_blocks(histogram, jnp.zeros(HIST_BINS, jnp.int32))
+    preview = numbers(flat[:PREVIEW_MAX])
+    return (preview, nan, inf, count, lo, hi, m1 + shift, jnp.sqrt(var), hist,
             hist_lo, hist_hi)
