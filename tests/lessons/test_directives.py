@@ -173,3 +173,14 @@ def test_plot_at_and_graph_select():
     assert parse_directive("trace f --args f32[3]").select == ()
     with pytest.raises(DirectiveError, match="--at"):
         parse_directive("plot relu --at zero")
+
+
+def test_a_directive_past_its_limit_is_refused_unparsed():
+    """A crafted lesson of 200,000-character directives took 45 s to list at 10 MB; a longer
+    directive than a teacher writes is now a problem of its step, said with its size."""
+    long = "trace f --args '" + "f32[3], " * 1_000 + "'"
+    with pytest.raises(DirectiveError, match=r"a directive of 8,017 characters: directives are "
+                                             r"read up to 2,000"):
+        parse_directive(long)
+    cell = split_cell(f"# workbench: {long}\nx = 1\n")
+    assert cell.code == "x = 1\n" and cell.problem is not None and "2,000" in cell.problem

@@ -14,7 +14,9 @@ from PIL import Image as PILImage
 
 from workbench.lessons import read_lesson
 from workbench.lessons.markdown import (
+    INLINE_CHARS,
     MATH_CACHE,
+    RENDER_CHARS,
     TextStyle,
     first_heading,
     first_prose_line,
@@ -203,3 +205,22 @@ def test_a_step_after_a_fenced_comment_is_titled_by_its_prose(tmp_path):
     lesson = read_lesson(path)
     assert lesson.title == "fenced"  # no heading outside code: the file's name
     assert [step.title for step in lesson.steps] == ["Then run it.", "y = 2"]
+
+
+def test_a_paragraph_past_the_inline_limit_is_its_text_and_a_huge_cell_is_preformatted():
+    """markdown-it-py took 12 s on 400 KB of unclosed brackets (more than linear time): a
+    paragraph past ``INLINE_CHARS`` is shown as written, a cell past ``RENDER_CHARS`` too."""
+    short = "*one* [two\n\n"
+    long = "*a* [b " * (INLINE_CHARS // 7 + 1)
+    html = render_markdown(short + long).html
+    assert "<em>one</em>" in html  # the short paragraph is Markdown as before
+    assert "<em>a</em>" not in html and "*a* [b" in html  # the long one is its text
+    huge = "## Title\n\n" + "*x* " * (RENDER_CHARS // 4 + 1)
+    html = render_markdown(huge).html
+    assert "<pre>" in html and "<em>" not in html and "characters of Markdown" in html
+
+
+def test_titles_read_only_the_start_of_a_long_heading_or_paragraph():
+    text = "Intro: *the* [start " + "[x " * 300_000 + "\n\nmore"
+    assert first_prose_line(text).startswith("Intro: the [start [x [x")
+    assert first_heading("# A **long** title " + "[y " * 300_000).startswith("A long title [y")

@@ -145,8 +145,16 @@ def _parser(verb: str) -> argparse.ArgumentParser:
     return p
 
 
+MAX_DIRECTIVE_CHARS = 2_000
+"""A directive is one line a teacher writes; splitting and parsing a longer one costs
+seconds per 100,000 characters, and a crafted lesson may hold a thousand of them."""
+
+
 def parse_directive(text: str) -> Directive:
     """The directive written after ``# workbench:``; ``DirectiveError`` says what is wrong."""
+    if len(text) > MAX_DIRECTIVE_CHARS:
+        raise DirectiveError(f"a directive of {len(text):,} characters: directives are read "
+                             f"up to {MAX_DIRECTIVE_CHARS:,}")
     try:
         words = shlex.split(text)
     except ValueError as exc:

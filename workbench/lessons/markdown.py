@@ -10,6 +10,13 @@ shown as written, as code: never typeset with a changed meaning.
 
 No Qt here: ``render_markdown`` returns the HTML and the images it names
 (``wbmath:N``, ``wbimg:N``), which the panel adds to its document as resources.
+
+markdown-it-py's inline parser takes a few microseconds a character, and more than
+linear time on crafted text (a paragraph of unclosed ``[`` brackets: 12 s for 400 KB).
+So a paragraph longer than ``INLINE_CHARS`` is shown as its plain text, a cell
+longer than ``RENDER_CHARS`` as preformatted text, and titles inline-parse only the
+first ``TITLE_SCAN_CHARS`` of their heading or paragraph (the blocks of a cell are
+found in linear time).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.amsmath import amsmath_plugin
@@ -40,6 +48,9 @@ MATH_SCHEME = "wbmath"
 IMAGE_SCHEME = "wbimg"
 MATH_FONTSET = "cm"  # Computer Modern, as MathJax draws a notebook's maths
 MAX_LATEX = 2000  # characters; longer formulas stay as written
+INLINE_CHARS = 20_000  # a paragraph longer than this is shown as its text, unparsed
+RENDER_CHARS = 100_000  # a cell longer than this is shown as preformatted text
+TITLE_SCAN_CHARS = 2_000  # of a heading or paragraph, for its title
 MAX_IMAGE_BYTES = 16 * 1024 * 1024
 MATH_CACHE = 512  # typeset formulas kept (each a few kilobytes)
 FAINT = 48  # of 255: antialiasing, not ink, below a formula's baseline
@@ -138,6 +149,10 @@ def render_markdown(text: str, style: TextStyle | None = None,
     """``text`` as HTML for ``QTextDocument.setHtml`` and the images it names; ``folder``
     is the lesson's, where its relative image paths are found (none: their alt text)."""
     render = _Render(style or TextStyle(), folder)
+    if len(text) > RENDER_CHARS:
+        body = (f"<p><i>{len(text):,} characters of Markdown, shown as written (the lesson "
+                f"panel renders up to {RENDER_CHARS:,})</i></p><pre>{html.escape(text)}</pre>")
+        return RenderedMarkdown(body, render.images)
     body = _parser().render(text, {"wb": render})
     return RenderedMarkdown(body, render.images)
 
@@ -147,26 +162,31 @@ def render_markdown(text: str, style: TextStyle | None = None,
 
 def first_heading(text: str) -> str | None:
     """The plain text of the first Markdown heading (none inside code), if any."""
-    tokens = _parser().parse(text)
+    tokens = _block_parser().parse(text)
     for index, token in enumerate(tokens):
-        children = tokens[index + 1].children if token.type == "heading_open" else None
-        if children is not None:
-            return _plain(children, first_line=False) or None
+        if token.type == "heading_open":
+            return _plain(_inline(tokens[index + 1].content), first_line=False) or None
     return None
 
 
 def first_prose_line(text: str) -> str:
     """The plain text of the first line of the first paragraph (code and tables skipped)."""
-    tokens = _parser().parse(text)
+    tokens = _block_parser().parse(text)
     in_table = 0
     for index, token in enumerate(tokens):
         in_table += {"table_open": 1, "table_close": -1}.get(token.type, 0)
-        if (token.type == "inline" and not in_table and token.children is not None
+        if (token.type == "inline" and not in_table
                 and tokens[index - 1].type == "paragraph_open"):
-            line = _plain(token.children, first_line=True)
+            line = _plain(_inline(token.content), first_line=True)
             if line:
                 return line
     return ""
+
+
+def _inline(content: str) -> list[Token]:
+    """The inline tokens of the start of a heading or paragraph: enough for a title."""
+    tokens = _parser().parseInline(content[:TITLE_SCAN_CHARS])
+    return list(tokens[0].children or []) if tokens else []
 
 
 def _plain(children: Sequence[Token], *, first_line: bool) -> str:
@@ -215,7 +235,33 @@ def _parser() -> MarkdownIt:
     }
     for name, rule in rules.items():
         md.add_render_rule(name, rule)
+    md.core.ruler.at("inline", _bounded_inline)
     return md
+
+
+@functools.cache
+def _block_parser() -> MarkdownIt:
+    """The blocks of a text (headings, paragraphs, code, tables), their inline text unparsed."""
+    md = MarkdownIt("commonmark").enable(["table"])
+    md.use(dollarmath_plugin, allow_digits=False, double_inline=True)
+    md.use(amsmath_plugin).use(myst_block_plugin)
+    md.disable(["myst_line_comment", "inline"])
+    return md
+
+
+def _bounded_inline(state: StateCore) -> None:
+    """markdown-it's core ``inline`` rule, but a paragraph past ``INLINE_CHARS`` is its text."""
+    for token in state.tokens:
+        if token.type != "inline":
+            continue
+        if token.children is None:
+            token.children = []
+        if len(token.content) > INLINE_CHARS:
+            text = Token("text", "", 0)
+            text.content = token.content
+            token.children.append(text)
+        else:
+            state.md.inline.parse(token.content, state.md, state.env, token.children)
 
 
 def _state(env: EnvType) -> _Render:
