@@ -27,6 +27,24 @@ def f(x):
 """
 
 
+# A thread writing to file descriptor 1 as C code does, and XLA's callback thread printing
+# through jax.debug.print, while the requests that run it come and go.
+C_LEVEL_AND_CALLBACKS = """\
+import os, threading, time
+import jax
+import jax.numpy as jnp
+def _spam():
+    while True:
+        os.write(1, b"c-level tick\\n")
+        time.sleep(0.0005)
+threading.Thread(target=_spam, daemon=True).start()
+@jax.jit
+def g(x):
+    jax.debug.print("debug {}", x.sum())
+    return jnp.sin(x) * 2
+"""
+
+
 @pytest.fixture
 def engine():
     rec = Recorder()
@@ -64,3 +82,15 @@ def test_the_router_stays_and_routes_to_the_innermost_capture(capsys):
     print("after")
     assert "".join(got) == "inside\n"
     assert capsys.readouterr().out == "after\n"  # back to the stream it replaced
+
+
+def test_c_level_writes_and_debug_prints_outlive_many_requests(engine):
+    assert isinstance(engine.call(p.LoadSource(source=C_LEVEL_AND_CALLBACKS)), p.Result)
+    pid = engine.call(p.Ping()).value.pid
+    for i in range(60):
+        reply = engine.call(p.Values(name="g", args=f"f32[{i % 4 + 1}]"))
+        assert isinstance(reply, p.Result), reply
+        assert isinstance(engine.call(p.Ping()), p.Result)
+    assert engine.call(p.Ping()).value.pid == pid
+    assert "crashed" not in engine.kinds()
+    assert any("debug" in o.text for o in engine.outputs)  # the callback's print arrived
