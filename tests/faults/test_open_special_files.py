@@ -51,7 +51,7 @@ def test_a_fifo_is_refused_at_once(tmp_path):
     fifo = tmp_path / "pipe.py"
     os.mkfifo(fifo)
     assert read_in_child(fifo) == (
-        "refused: pipe.py is a pipe (FIFO), not a regular file: the editor opens files only")
+        "refused: pipe.py is a named pipe (FIFO), not a regular file: the editor opens files only")
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
@@ -59,7 +59,8 @@ def test_a_link_to_dev_zero_is_refused(tmp_path):
     link = tmp_path / "zero.py"
     link.symlink_to("/dev/zero")
     assert read_in_child(link) == (
-        "refused: zero.py is a device, not a regular file: the editor opens files only")
+        "refused: zero.py (a link to /dev/zero) is a device, not a regular file: "
+        "the editor opens files only")
 
 
 def test_a_folder_is_refused(tmp_path):

@@ -23,12 +23,12 @@ import copy
 import json
 import os
 import re
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.api.limits import FileRefused, read_regular_file
 from workbench.lessons.model import Cell, CellKind, Lesson, LessonError, build_steps, lesson_title
 
 MB = 1_000_000
@@ -77,30 +77,22 @@ def _size(n: int) -> str:
 
 
 def _read_bytes(path: Path) -> bytes:
-    """The file's bytes; its size is checked first, and the read stops past the limit."""
+    """The file's bytes, read as every file the user names is (``api.limits``): a regular
+    file only, its size checked first, the read stopped past the limit."""
     name = _name(path)
+
+    def too_big(size: int) -> str:
+        return f"{name} is too large: {_size(size)} (lessons are read up to " \
+               f"{MAX_LESSON_BYTES // MB} MB)"
+
     try:
-        st = path.stat()
-    except FileNotFoundError:
-        raise LessonError(f"no such lesson: {path}") from None
-    except OSError as exc:
-        raise LessonError(f"cannot read {name}: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise LessonError(f"{name} is a folder, not a lesson")
-    if not stat.S_ISREG(st.st_mode):
-        raise LessonError(f"{name} is not a regular file")
-    too_big = (f"{name} is too large: {{}} (lessons are read up to "
-               f"{MAX_LESSON_BYTES // MB} MB)")
-    if st.st_size > MAX_LESSON_BYTES:
-        raise LessonError(too_big.format(_size(st.st_size)))
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_LESSON_BYTES + 1)  # it may have grown since stat
-    except OSError as exc:
-        raise LessonError(f"cannot read {name}: {exc.strerror or exc}") from None
-    if len(data) > MAX_LESSON_BYTES:
-        raise LessonError(too_big.format(f"over {MAX_LESSON_BYTES // MB} MB"))
-    return data
+        return read_regular_file(path, MAX_LESSON_BYTES, too_big, name=name)
+    except FileRefused as exc:
+        if exc.reason == "missing":
+            raise LessonError(f"no such lesson: {path}") from None
+        if exc.reason == "folder":
+            raise LessonError(f"{name} is a folder, not a lesson") from None
+        raise LessonError(str(exc)) from None
 
 
 def _decode(data: bytes, name: str) -> str:

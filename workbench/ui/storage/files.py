@@ -26,7 +26,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
-from workbench.api.limits import MAX_SOURCE_BYTES, source_too_big
+from workbench.api.limits import (
+    MAX_SOURCE_BYTES,
+    FileRefused,
+    read_regular_file,
+    source_too_big,
+)
 
 RECENT_LIMIT = 10
 STALE_TEMP_AGE_S = 24 * 3600  # a temp file this old is a killed write, whoever wrote it
@@ -116,42 +121,15 @@ def changed_on_disk(path: str | os.PathLike[str], known: DiskStamp | None) -> bo
 
 def _read_regular_file(path: Path, limit: int) -> bytes:
     """At most ``limit`` bytes of a regular file (symlinks followed), else FileReadError."""
-    # O_NONBLOCK: should a FIFO replace the file between the two checks, opening it
-    # returns at once instead of waiting for a writer. It changes nothing for a regular file.
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        _require_regular(path, os.stat(path).st_mode)  # devices are never even opened
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise FileReadError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        info = os.fstat(fd)
-        _require_regular(path, info.st_mode)
-        if info.st_size > limit:
-            raise FileReadError(source_too_big(info.st_size, path.name))
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(limit + 1)  # a file that grew since fstat stops here
-    except OSError as exc:
-        raise FileReadError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        raise FileReadError(source_too_big(len(data), path.name))
-    return data
-
-
-def _require_regular(path: Path, mode: int) -> None:
-    if stat.S_ISREG(mode):
-        return
-    if stat.S_ISDIR(mode):
-        kind = "a folder"
-    elif stat.S_ISFIFO(mode):
-        kind = "a pipe (FIFO)"
-    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        kind = "a device"
-    else:
-        kind = "a special file"
-    raise FileReadError(f"{path.name} is {kind}, not a regular file: the editor opens files only")
+        return read_regular_file(path, limit, lambda size: source_too_big(size, path.name),
+                                 name=path.name)
+    except FileRefused as exc:
+        if exc.reason in ("folder", "special"):
+            raise FileReadError(f"{exc}: the editor opens files only") from None
+        if exc.reason == "missing":
+            raise FileReadError(f"cannot read {path}: there is no such file") from None
+        raise FileReadError(str(exc)) from None
 
 
 def write_source(
