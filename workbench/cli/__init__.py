@@ -19,7 +19,8 @@ from workbench.api.errors import Explanation
 from workbench.api.process_env import tune_malloc
 from workbench.cli.runner import add_engine_options
 
-SUBCOMMANDS: tuple[str, ...] = ("trace", "devices", "plot", "time", "kmeans", "lesson")
+SUBCOMMANDS: tuple[str, ...] = ("trace", "devices", "plot", "time", "kmeans", "lesson",
+                               "kernelspec")
 
 
 class OneLineParser(argparse.ArgumentParser):
