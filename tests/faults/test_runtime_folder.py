@@ -141,7 +141,7 @@ def test_the_runtime_folder_goes_when_its_client_is_killed():
         assert child.stdout is not None
         line = child.stdout.readline()  # the child's own progress, under pytest's timeout
         folder, kernel_pid = Path(line.split()[0]), int(line.split()[1])
-        assert (folder / OWNER_FILE).read_text() == str(child.pid)
+        assert (folder / OWNER_FILE).read_text().split()[0] == str(child.pid)
         child.send_signal(signal.SIGKILL)
         child.wait(10)
         killed = time.monotonic()
@@ -169,12 +169,17 @@ def test_folders_whose_client_is_gone_are_removed_at_the_next_start(tmp_path):
             (path / OWNER_FILE).write_text(owner)
         return path
 
-    stale = folder("workbench-stale", str(_dead_pid()))
-    live = folder("workbench-live", str(os.getppid()))
-    mine = folder("workbench-mine", str(os.getpid()))
+    namespace = os.readlink("/proc/self/ns/pid") if os.path.exists("/proc/self/ns/pid") else ""
+    dead = _dead_pid()
+    stale = folder("workbench-stale", f"{dead} {namespace}")
+    live = folder("workbench-live", f"{os.getppid()} {namespace}")
+    mine = folder("workbench-mine", f"{os.getpid()} {namespace}")
     unmarked = folder("workbench-ssh-x", None)  # an ssh tunnel's folder: not ours to judge
+    # A client in a container sharing /tmp: its pid means nothing here.
+    elsewhere = folder("workbench-container", f"{dead} pid:[4026599999]")
     assert remove_stale_runtime_dirs(tmp_path) == [stale]
-    assert not stale.exists() and live.exists() and mine.exists() and unmarked.exists()
+    assert not stale.exists()
+    assert live.exists() and mine.exists() and unmarked.exists() and elsewhere.exists()
 
 
 def test_the_kernel_removes_only_a_folder_its_client_marked(tmp_path):

@@ -390,6 +390,7 @@ class EngineClient:
         parent = msg.get("parent_header", {}).get("msg_id", "")
         if kind == "status":
             core.router.status(parent, content.get("execution_state"))
+            self._send_queued()  # a key its request's idle freed (its reply may be lost)
             self._maybe_ready()
             core.refresh_state()
         elif kind == "comm_msg" and content.get("comm_id") == core.comm_id:
@@ -422,8 +423,8 @@ class EngineClient:
         core = self._core
         if not core.ready:
             return
-        for data, buffers in core.router.take_outbox():
-            core.send_comm(data, buffers)
+        for rid, data, buffers in core.router.take_outbox():
+            core.router.carried(core.send_comm(data, buffers), rid)
 
     def _reload(self) -> None:
         """Load the last good editor source again, silently (after a restart or attach)."""

@@ -57,7 +57,7 @@ def private_connection_file() -> tuple[Path, Path]:
 def _new_private_dir() -> Path:
     runtime_dir = Path(tempfile.mkdtemp(prefix=RUNTIME_PREFIX))  # mode 0700
     os.chmod(runtime_dir, 0o700)
-    (runtime_dir / OWNER_FILE).write_text(str(os.getpid()))
+    (runtime_dir / OWNER_FILE).write_text(_owner_text())
     return runtime_dir
 
 
@@ -76,8 +76,21 @@ def private_dir_again(runtime_dir: Path) -> Path:
     os.chmod(runtime_dir, 0o700)
     owner = runtime_dir / OWNER_FILE
     if not owner.exists():
-        owner.write_text(str(os.getpid()))
+        owner.write_text(_owner_text())
     return runtime_dir
+
+
+def _owner_text() -> str:
+    """Our pid and pid namespace: a pid means nothing to a process in another namespace (a
+    container sharing /tmp), which must leave the folder alone."""
+    return f"{os.getpid()} {_pid_namespace()}"
+
+
+def _pid_namespace() -> str:
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return ""  # no /proc: one namespace as far as we can tell
 
 
 def remove_stale_runtime_dirs(base: Path | None = None) -> list[Path]:
@@ -89,9 +102,12 @@ def remove_stale_runtime_dirs(base: Path | None = None) -> list[Path]:
             st = os.lstat(folder)
             if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
                 continue
-            owner = int((folder / OWNER_FILE).read_text().strip())
+            pid_text, _, namespace = (folder / OWNER_FILE).read_text().strip().partition(" ")
+            owner = int(pid_text)
         except (OSError, ValueError):
             continue  # not one of ours, or being made right now
+        if namespace != _pid_namespace():
+            continue  # a client in another pid namespace: its pid cannot be checked from here
         if owner != os.getpid() and not _alive(owner):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)

@@ -62,6 +62,7 @@ class Router:
         self._current: dict[str, str] = {}  # per key, the id of the request sent last (any thread)
         self._in_kernel: dict[str, str] = {}  # per key, the request in the kernel, unanswered
         self._key_of: dict[str, str] = {}  # the key of each request in ``_in_kernel``
+        self._carrier: dict[str, str] = {}  # shell msg_id -> the keyed request it carries
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ any thread
@@ -125,14 +126,15 @@ class Router:
         """``rid`` (already ``add``ed) goes to the kernel in its turn (``take_outbox``)."""
         self.outbox.append((rid, data, buffers))
 
-    def take_outbox(self) -> list[tuple[dict[str, Any], list[Any]]]:
-        """The queued requests that may go to the kernel now, in order, taken from the outbox.
+    def take_outbox(self) -> list[tuple[str, dict[str, Any], list[Any]]]:
+        """The queued requests that may go to the kernel now, in order, taken from the outbox
+        (``carried`` should be told the shell message that takes each).
 
         Those superseded or stopped while they waited are dropped. The first one whose
         key still has a request in the kernel stops the taking: it and everything made
         after it wait for that answer (``settled``).
         """
-        ready: list[tuple[dict[str, Any], list[Any]]] = []
+        ready: list[tuple[str, dict[str, Any], list[Any]]] = []
         now = time.monotonic()
         while self.outbox:
             rid, data, buffers = self.outbox[0]
@@ -141,13 +143,21 @@ class Router:
                 break
             self.outbox.pop(0)
             if pending is None:
+                self._abandoned.discard(rid)  # never sent: no reply will come to drop
                 continue
             pending.sent_at = now  # the caller sends them now
             if pending.key is not None:
                 self._in_kernel[pending.key] = rid
                 self._key_of[rid] = pending.key
-            ready.append((data, buffers))
+            ready.append((rid, data, buffers))
         return ready
+
+    def carried(self, msg_id: str, rid: str) -> None:
+        """The shell message ``msg_id`` took ``rid`` to the kernel: when the kernel is idle
+        after it, ``rid``'s key is free even if its reply was lost (an interrupt while the
+        kernel sent it)."""
+        if rid in self._key_of:
+            self._carrier[msg_id] = rid
 
     def settled(self, rid: str) -> None:
         """The kernel answered ``rid`` (wanted or not): its key may send its next request."""
@@ -162,6 +172,9 @@ class Router:
         elif execution_state == "idle":
             self.busy_parents.discard(parent)
             self.outstanding.discard(parent)
+            rid = self._carrier.pop(parent, None)
+            if rid is not None:
+                self.settled(rid)  # its reply came before this idle, or never will
 
     def forget(self, msg_id: str) -> None:
         """``msg_id`` no longer keeps the kernel busy (Stop's probe, answered)."""
@@ -174,3 +187,4 @@ class Router:
         self.busy_parents.clear()
         self._in_kernel.clear()
         self._key_of.clear()
+        self._carrier.clear()

@@ -20,6 +20,7 @@ thread, which Stop asks beside the interrupt (``messages.WHERE_REQUEST``).
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable
@@ -219,7 +220,7 @@ class Stopper:
             cancelled, running = self.heard
             file, line = cancelled.file, cancelled.line
         else:  # no answer to the interrupt: the oldest request runs, the others wait behind it
-            running = min(held.values(), key=lambda item: item.sent_at)
+            running = min(held.values(), key=lambda item: item.sent_at or math.inf)
             file, line, _ = self.where or ("", 0, False)
         request = running.request
         own = request.filename if isinstance(request, p.LoadSource) else core.loaded_file

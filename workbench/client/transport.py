@@ -54,8 +54,11 @@ class Transport:
 
     def wake(self) -> None:
         """Make the I/O thread's poll return now."""
+        fd = self._wake_w
+        if fd < 0:
+            return  # closed: its number may be another file's by now
         with contextlib.suppress(BlockingIOError, OSError):
-            os.write(self._wake_w, b"x")
+            os.write(fd, b"x")
 
     # ------------------------------------------------------------------ the I/O thread
 
@@ -171,7 +174,9 @@ class Transport:
         """Close every socket, the context and the wake pipe."""
         self.close_sockets()
         self._ctx.term()
-        for fd in (self._wake_r, self._wake_w):
+        fds = (self._wake_r, self._wake_w)
+        self._wake_w = -1  # first: a wake() from another thread writes nowhere
+        for fd in fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
