@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -170,3 +171,14 @@ def test_a_jupyter_kernel_manager_starts_and_interrupts_the_engine_from_the_spec
     finally:
         km.shutdown_kernel(now=True)
     assert not km.is_alive()
+
+
+def test_the_command_line_parser_loads_no_jupyter_client():
+    """The window parses its command line before its first frame: jupyter_client (0.16 s)
+    loads after that frame, with the engine client, not with this command's definitions."""
+    code = ("import sys\nfrom workbench.cli import build_parser\nbuild_parser()\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('jupyter_client', 'jax')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

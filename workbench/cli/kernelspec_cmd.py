@@ -18,13 +18,15 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_core.paths import SYSTEM_JUPYTER_PATH, jupyter_data_dir
 
 from workbench.api.process_env import engine_env
 from workbench.engine.errors import UsageError, WorkbenchError
+
+if TYPE_CHECKING:  # jupyter_client costs the window's start 0.16 s: loaded when used
+    from jupyter_client.kernelspec import KernelSpecManager
 
 KERNEL_MODULE = "workbench.engine.kernel"
 DEFAULT_NAME = "workbench"
@@ -123,8 +125,14 @@ def prefix_kernels(prefix: str) -> Path:
     return Path(prefix).expanduser().absolute() / "share" / "jupyter" / "kernels"
 
 
+def _spec_manager(**options: Any) -> KernelSpecManager:
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    return KernelSpecManager(**options)
+
+
 def _manager(prefix: str | None) -> KernelSpecManager:
-    manager = KernelSpecManager()
+    manager = _spec_manager()
     if prefix is not None:
         manager.kernel_dirs = [str(prefix_kernels(prefix)), *manager.kernel_dirs]
     return manager
@@ -161,7 +169,7 @@ def install(name: str = DEFAULT_NAME, *, display_name: str = DEFAULT_DISPLAY_NAM
         spec_file.write_text(json.dumps(kernel_spec(display_name, env), indent=1) + "\n")
         os.chmod(spec_file, 0o644)
         # Its own "not where Jupyter looks" warning is left out: run_install says it plainer.
-        manager = KernelSpecManager(log=QUIET_LOG)
+        manager = _spec_manager(log=QUIET_LOG)
         try:
             return Path(manager.install_kernel_spec(source, kernel_name=name, user=user,
                                                     prefix=prefix))
@@ -186,7 +194,7 @@ def run_install(args: argparse.Namespace) -> int:
     where = install(args.name, display_name=args.display_name, user=args.user, prefix=prefix,
                     env=_env_pairs(args.env))
     print(f"installed kernelspec {where.name!r} in {where}")
-    if prefix is not None and str(where.parent) not in KernelSpecManager().kernel_dirs:
+    if prefix is not None and str(where.parent) not in _spec_manager().kernel_dirs:
         print(f"  a Jupyter server finds it with JUPYTER_PATH={where.parent.parent}",
               file=sys.stderr)
     return 0
@@ -210,9 +218,9 @@ def run_list(args: argparse.Namespace) -> int:
 def run_remove(args: argparse.Namespace) -> int:
     name = _check_name(args.name)
     if args.prefix is not None:
-        manager = KernelSpecManager(kernel_dirs=[str(prefix_kernels(args.prefix))])
+        manager = _spec_manager(kernel_dirs=[str(prefix_kernels(args.prefix))])
     else:
-        manager = KernelSpecManager()
+        manager = _spec_manager()
     folder = manager.find_kernel_specs().get(name)
     if folder is None:
         raise WorkbenchError(f"no kernelspec {name!r} in {', '.join(manager.kernel_dirs)}")

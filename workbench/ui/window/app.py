@@ -45,8 +45,11 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     if lesson:
         window.open_lesson(lesson)  # asks before anything of it runs, as Open Lesson does
     # Ctrl+C in the terminal closes the window the normal way (autosave marks a clean exit).
-    signal.signal(signal.SIGINT, lambda *_: window.close())
-    signal.signal(signal.SIGTERM, lambda *_: window.close())
+    # Python runs a handler between any two bytecodes of the GUI thread, in the middle of a
+    # slot too (one reading the kernel's connection file as the close removed it): the close
+    # waits for the event loop instead.
+    signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, window.close))
+    signal.signal(signal.SIGTERM, lambda *_: QTimer.singleShot(0, window.close))
     # Python runs signal handlers only between bytecodes: tick now and then so it can.
     ticker = QTimer(interval=200)
     ticker.timeout.connect(lambda: None)
