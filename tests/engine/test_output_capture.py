@@ -19,9 +19,11 @@ def test_close_waits_for_a_batch_that_a_timer_thread_is_still_sending():
             release.wait(10)
         sent.append(event.text)
 
-    capture = OutputCapture("r", send, interval=0.01)
+    # A second's interval: flush_soon comes within it of the capture's start even on a loaded
+    # machine (with 10 ms it once did not, and sent "a" itself), so a timer sends "a".
+    capture = OutputCapture("r", send, interval=1.0)
     capture.write("stdout", "a")
-    capture.flush_soon()  # within the interval of the capture's start: a timer sends it
+    capture.flush_soon()
     assert timer_sending.wait(10)
     capture.write("stdout", "b")
 
