@@ -204,6 +204,11 @@ def test_stop_with_nothing_running_checks_the_devices_and_stays_in_place(engine)
     pid = engine.call(p.Ping()).value.pid
     seen = len(engine.notices)
     engine.client.stop()
-    wait_until(lambda: engine.client.state == State.IDLE, 1.5, "idle after an idle Stop")
+    try:
+        wait_until(lambda: engine.client.state == State.IDLE, 1.5, "idle after an idle Stop")
+    except AssertionError as exc:  # what the client went through, for the one who reads it
+        raise AssertionError(f"{exc}; state {engine.client.state}, notices since "
+                             f"{[(n.kind, n.message) for n in engine.notices[seen:]]}, "
+                             f"restarts {engine.client.stats.restarts}") from None
     assert engine.call(p.Ping()).value.pid == pid
     assert "stopped" not in engine.kinds()[seen:]  # nothing was stopped: nothing to say
