@@ -10,6 +10,8 @@ import textwrap
 
 import pytest
 
+from tests.kernel_util import process_alive
+
 pytestmark = pytest.mark.serial  # times what a kernel does: alone, never beside a worker
 
 CHILD = textwrap.dedent(
@@ -41,14 +43,6 @@ CHILD = textwrap.dedent(
 )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_text_survives_sigkill_and_the_kernel_follows(qtbot, tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
@@ -71,7 +65,7 @@ def test_text_survives_sigkill_and_the_kernel_follows(qtbot, tmp_path):
         if child.poll() is None:
             child.kill()
     # ipykernel's parent poller ends an orphaned kernel within about a second
-    qtbot.waitUntil(lambda: not _alive(kernel_pid), timeout=10000)
+    qtbot.waitUntil(lambda: not process_alive(kernel_pid), timeout=10000)
 
     from workbench.ui.storage.settings import Settings
     from workbench.ui.window.main_window import MainWindow

@@ -19,7 +19,7 @@ import pytest
 import zmq
 from jupyter_client.session import Session
 
-from tests.kernel_util import Recorder, wait_until
+from tests.kernel_util import Recorder, process_alive, wait_until
 from workbench.api import messages as p
 from workbench.api.state import State
 from workbench.client.launch import OWNER_FILE, remove_stale_runtime_dirs
@@ -125,14 +125,6 @@ CHILD = textwrap.dedent(
 )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_the_runtime_folder_goes_when_its_client_is_killed():
     child = subprocess.Popen([sys.executable, "-c", CHILD], stdin=subprocess.PIPE,
@@ -147,7 +139,7 @@ def test_the_runtime_folder_goes_when_its_client_is_killed():
         killed = time.monotonic()
         took = wait_until(lambda: not folder.exists(), 10, "the runtime folder removed")
         print(f"runtime folder gone {took:.1f} s after SIGKILL")
-        wait_until(lambda: not _alive(kernel_pid), 10, "the kernel to end")
+        wait_until(lambda: not process_alive(kernel_pid), 10, "the kernel to end")
         assert time.monotonic() - killed < 10
     finally:
         if child.poll() is None:
