@@ -224,3 +224,32 @@ def test_titles_read_only_the_start_of_a_long_heading_or_paragraph():
     text = "Intro: *the* [start " + "[x " * 300_000 + "\n\nmore"
     assert first_prose_line(text).startswith("Intro: the [start [x [x")
     assert first_heading("# A **long** title " + "[y " * 300_000).startswith("A long title [y")
+
+
+WATCH_MATPLOTLIB_IMPORTS = """
+import sys
+from workbench.lessons import markdown
+
+class Watch:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "matplotlib" and not markdown._MATHTEXT.locked():
+            raise AssertionError(f"{name} imported outside the mathtext lock")
+        return None
+
+assert "matplotlib" not in sys.modules
+sys.meta_path.insert(0, Watch())
+assert markdown.typeset("x^2", colour="#336699") is not None
+print("ok")
+"""
+
+
+def test_matplotlib_is_imported_only_under_the_lock_the_warm_up_thread_holds():
+    # The lesson panel warms mathtext up on a thread; a formula typeset on the GUI thread
+    # meanwhile imported matplotlib.colors beside it, and matplotlib's first import from
+    # two threads at once failed half-way ("partially initialized module").
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", WATCH_MATPLOTLIB_IMPORTS],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 SOURCE = "def double(x):\n    return x * 2\n"
 
 
@@ -68,3 +70,30 @@ def test_a_lesson_steps_value_and_figure_show_in_the_console(qtbot, make_window,
     assert ": 42" in console_text(window)
     # the figure is an image in the console's document (an object character in its text)
     assert "\ufffc" in console_text(window)
+
+
+
+def test_what_is_announced_as_the_console_changes_kernel_outlives_its_reset(
+        qtbot, make_window, tmp_path):
+    # A restart gives the kernel a new connection file: the console takes a new client and
+    # qtconsole clears its text once that kernel answers. "names ... are gone" said in
+    # between was once cleared with it.
+    from workbench.ui.panels.console import ConsolePanel
+
+    window = make_window(console=True)
+    qtbot.waitUntil(lambda: "In [" in console_text(window), timeout=20000)
+    panel = ConsolePanel()
+    qtbot.addWidget(panel)
+    panel.connect_kernel(window.console_panel.connection_file)
+
+    def text() -> str:
+        return panel.widget._control.toPlainText()
+
+    qtbot.waitUntil(lambda: "In [" in text(), timeout=20000)
+    moved = tmp_path / "same-kernel.json"
+    moved.write_text(Path(panel.connection_file).read_text())
+    panel.connect_kernel(str(moved))
+    panel.announce("the kernel changed")
+    qtbot.waitUntil(lambda: not panel.widget._starting and "In [" in text(), timeout=20000)
+    assert text().count("[workbench] the kernel changed") == 1, text()
+    panel.kernel_client.stop_channels()

@@ -519,10 +519,11 @@ def typeset(latex: str, *, display: bool = False, point_size: float = 10.0,
     if not source or len(source) > MAX_LATEX:
         return None
     import numpy as np
-    from matplotlib.colors import to_rgb
     from PIL import Image as PILImage
 
     parsed = _parse(source, point_size, dpi * ratio)
+    with _MATHTEXT:  # matplotlib's first import, from two threads at once, fails half-way
+        from matplotlib.colors import to_rgb
     try:
         rgb = to_rgb(colour)
     except ValueError:
@@ -597,7 +598,8 @@ def _parse(source: str, point_size: float, dpi: float) -> Any:
         return None if substitutions.seen else parsed
 
 
-_MATHTEXT = threading.Lock()  # mathtext is not made for two threads at once (``warm_up``)
+# mathtext is not made for two threads at once (``warm_up``), nor is matplotlib's import.
+_MATHTEXT = threading.Lock()
 
 
 def warm_up() -> None:

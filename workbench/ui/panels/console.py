@@ -28,6 +28,10 @@ class ConsolePanel(QWidget):
         self.kernel_client: Any = None
         self.connection_file = ""
         self._scheme = "light"
+        # qtconsole clears its text once a new client's kernel answers kernel_info (its
+        # reset): what the workbench announced meanwhile is held and said again after it.
+        self._resetting = False
+        self._held: list[str] = []
 
     def connect_kernel(self, connection_file: str) -> None:
         """Attach a console client to the kernel described by ``connection_file`` (again, when
@@ -35,7 +39,9 @@ class ConsolePanel(QWidget):
         if self.widget is not None:
             if connection_file != self.connection_file:
                 old, self.kernel_client = self.kernel_client, self._client(connection_file)
+                self._resetting = True
                 self.widget.kernel_client = self.kernel_client
+                self.kernel_client.shell_channel.message_received.connect(self._on_shell)
                 self.connection_file = connection_file
                 if old is not None:
                     old.stop_channels()
@@ -89,8 +95,21 @@ class ConsolePanel(QWidget):
 
     def announce(self, text: str) -> None:
         """A line from the workbench in the console's output (a restart, say), not from code."""
-        if self.widget is not None:
-            self.widget._append_plain_text(f"\n[workbench] {text}\n", before_prompt=True)
+        if self.widget is None:
+            return
+        if self._resetting:
+            self._held.append(text)  # the reset would clear it
+            return
+        self.widget._append_plain_text(f"\n[workbench] {text}\n", before_prompt=True)
+
+    def _on_shell(self, msg: dict[str, Any]) -> None:
+        """After qtconsole's handler of the same reply (connected first): its reset is done."""
+        if not self._resetting or msg.get("msg_type") != "kernel_info_reply":
+            return
+        self._resetting = False
+        held, self._held = self._held, []
+        for text in held:
+            self.announce(text)
 
     def show_output(self, text: str, background: bool = False) -> None:
         """What the editor's code printed; a thread's text (``background``) says so per line."""

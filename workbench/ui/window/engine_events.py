@@ -61,10 +61,11 @@ class EngineEvents(QObject):
                 self.editor.set_error_marks([(line, "the engine crashed here",
                                               "the process running your code died on this line")])
                 self.editor.go_to_line(line)
-        if notice.reloaded:
-            self.console.announce(RELOADED)
-        elif notice.kind == NoticeKind.RELOAD_FAILED:
-            self.console.announce(NOT_RELOADED)
+        if notice.reloaded or notice.kind == NoticeKind.RELOAD_FAILED:
+            # On the restarted kernel's console: its connection, if new, first (that
+            # console clears its text once, and then says this).
+            self._reconnect_console()
+            self.console.announce(RELOADED if notice.reloaded else NOT_RELOADED)
 
     def on_output(self, output: Output) -> None:
         self.console.show_output(output.text, output.background)
