@@ -41,7 +41,7 @@ def test_install_writes_a_spec_that_starts_this_pythons_engine_kernel(capsys, tm
     assert err == f"  a Jupyter server finds it with JUPYTER_PATH={tmp_path / 'share/jupyter'}\n"
     spec = json.loads((folder / "kernel.json").read_text())
     assert spec["argv"] == [sys.executable, "-m", "workbench.engine.kernel", "-f",
-                            "{connection_file}"]
+                            "{connection_file}", "--managed"]
     assert spec["display_name"] == "Workbench (JAX)"
     assert spec["language"] == "python"
     assert spec["interrupt_mode"] == "signal"

@@ -188,3 +188,16 @@ def test_the_equation_counts_leave_the_tree_its_room(qtbot, panel, grad_trace):
     panel.clear(message)
     qtbot.waitUntil(lambda: stats.height() > 3 * lines)
     assert not stats.is_clamped() and stats.text() == message and stats.toolTip() == ""
+
+
+def test_a_long_word_in_the_stats_line_never_widens_the_panel(qtbot):
+    # The stats line names the lesson file: at presentation size its longest word once made
+    # the jaxpr column, and with it the window, wider than a 1024-pixel projector.
+    from workbench.ui.panels.jaxpr_panel import MIN_CHARS, ClampedLabel
+
+    label = ClampedLabel()
+    qtbot.addWidget(label)
+    word = "01_quick_peek_with_a_long_name.ipynb,step_6_of_the_lesson_on_jacobians"
+    label.setText(f"selu: 8 equations, from {word}")
+    assert label.minimumSizeHint().width() <= label.fontMetrics().averageCharWidth() * MIN_CHARS
+    assert label.fontMetrics().horizontalAdvance(word) > label.minimumSizeHint().width() * 3

@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="workbench",
         description="A workbench for teaching and exploring JAX array programs. "
         "Without a sub-command it opens the window.",
+        # Every option of every sub-command is read here too: a prefix of two of them
+        # (kmeans's --k, --kernel-name, --kernel-id) would be ambiguous.
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
     parser.add_argument("--open", metavar="FILE",
@@ -110,6 +113,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         if getattr(args, "ssh", None) and not getattr(args, "existing", None):
             parser.error("--ssh needs --existing FILE (the kernel's connection file)")
+        from workbench.cli.runner import server_options
+
+        try:
+            args.server_options = server_options(args, "workbench")
+        except WorkbenchError as exc:
+            parser.error(exc.message)
         return open_gui(args)
     tune_malloc()  # the engine runs in this process: give it the kernel's malloc tuning
     try:

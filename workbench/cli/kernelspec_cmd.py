@@ -105,7 +105,8 @@ def kernel_spec(display_name: str = DEFAULT_DISPLAY_NAME,
     the server's environment; ``env`` (``--env``) adds to it or overrides it.
     """
     return {
-        "argv": [sys.executable, "-m", KERNEL_MODULE, "-f", "{connection_file}"],
+        # --managed: the server's kernel manager restarts it, as it does any kernel.
+        "argv": [sys.executable, "-m", KERNEL_MODULE, "-f", "{connection_file}", "--managed"],
         "display_name": display_name,
         "language": "python",
         "interrupt_mode": "signal",  # SIGINT to its process group, as the window's Stop sends

@@ -36,6 +36,16 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
                        "python -m workbench.engine.kernel) instead of in this process")
     group.add_argument("--ssh", metavar="[USER@]HOST", default=argparse.SUPPRESS,
                        help="reach that kernel through an SSH tunnel to HOST")
+    group.add_argument("--server", metavar="URL", default=argparse.SUPPRESS,
+                       help="run in a kernel of this Jupyter Server (a JupyterHub user URL "
+                       "too), started from its workbench kernelspec")
+    group.add_argument("--token", metavar="TOKEN", default=argparse.SUPPRESS,
+                       help="the server's token (better: JUPYTER_TOKEN or "
+                       "JUPYTERHUB_API_TOKEN in the environment)")
+    group.add_argument("--kernel-name", metavar="NAME", default=argparse.SUPPRESS,
+                       help="the server's kernelspec to start (default: workbench)")
+    group.add_argument("--kernel-id", metavar="ID", default=argparse.SUPPRESS,
+                       help="an existing kernel of the server instead of a new one")
 
 
 class EngineError(WorkbenchError):
@@ -138,15 +148,15 @@ class AttachedEngine(Engine):
     error line, nothing more.
     """
 
-    def __init__(self, connection_file: str, ssh: str | None = None,
-                 prog: str = "workbench"):
+    def __init__(self, connection_file: str | None, ssh: str | None = None,
+                 prog: str = "workbench", **server: Any):
         from workbench.client.engine_client import EngineClient
 
         self.prog = prog
         self._warned = 0  # how many of the client's warnings are printed
         self._background: queue.SimpleQueue[p.Output] = queue.SimpleQueue()
         self.client: EngineClient = EngineClient(connection_file, ssh=ssh,
-                                                 on_output=self._background.put)
+                                                 on_output=self._background.put, **server)
 
     def _warn(self) -> None:
         """Print the warnings the client has said since the last call."""
@@ -204,9 +214,36 @@ def open_engine(args: argparse.Namespace, *, shared_namespace: bool = False) -> 
     if ssh and not existing:
         raise UsageError("--ssh needs --existing FILE (the kernel's connection file)")
     prog = f"workbench {args.command}" if getattr(args, "command", None) else "workbench"
-    engine: Engine = (AttachedEngine(existing, ssh, prog) if existing
+    server = server_options(args, prog)
+    engine: Engine = (AttachedEngine(None, None, prog, **server) if server
+                      else AttachedEngine(existing, ssh, prog) if existing
                       else LocalEngine({} if shared_namespace else None))
     try:
         yield engine
     finally:
         engine.close()
+
+
+def server_options(args: argparse.Namespace, prog: str) -> dict[str, Any]:
+    """``EngineClient``'s options for ``--server URL`` (empty without it). ``--token`` on
+    the command line is visible to every user of the machine: said, once, on stderr."""
+    url = getattr(args, "server", None)
+    given = {name: getattr(args, name, None) for name in ("token", "kernel_name", "kernel_id")}
+    if url is None:
+        for name, value in given.items():
+            if value is not None:
+                raise UsageError(f"--{name.replace('_', '-')} needs --server URL")
+        return {}
+    if getattr(args, "existing", None):
+        raise UsageError("--server and --existing name two different kernels: give one")
+    from workbench.client.server import ServerError, server_target
+
+    if given["token"] is not None:
+        print(f"{prog}: warning: a token on the command line can be read by other users of "
+              "this machine (ps); set JUPYTER_TOKEN in the environment instead", file=sys.stderr)
+    try:
+        target = server_target(url, given["token"])
+    except ServerError as exc:
+        raise UsageError(str(exc)) from None
+    return {"server": target, "kernel_name": given["kernel_name"],
+            "kernel_id": given["kernel_id"]}

@@ -28,7 +28,8 @@ class Core:
     def __init__(self, *, owned: bool, host: str | None,
                  on_state: Callable[[State], None] | None,
                  on_notice: Callable[[Notice], None] | None,
-                 on_output: Callable[[p.Output], None] | None) -> None:
+                 on_output: Callable[[p.Output], None] | None,
+                 transport: Transport | None = None) -> None:
         self.owned = owned
         self.host = host
         self.on_state = on_state
@@ -36,7 +37,7 @@ class Core:
         self.on_output = on_output
         self.stats = Stats()
         self.router = Router(self.stats)
-        self.transport = Transport()
+        self.transport = transport or Transport()
         self.state = State.STARTING
         self.comm_id = ""
         self.ready = False

@@ -54,9 +54,12 @@ from workbench.client import attach
 from workbench.client.core import Core
 from workbench.client.launch import KernelProcess, death_reason, private_connection_file
 from workbench.client.routing import Pending, Stats
+from workbench.client.server import ServerError, ServerTarget
+from workbench.client.server_kernel import RECONNECT_TRIES, ServerKernel
 from workbench.client.stop import Stopper
 from workbench.client.supervision import CONNECT_TIMEOUT_S, CRASH_WINDOW_S, Supervisor
 from workbench.client.transport import Transport
+from workbench.client.ws_transport import CLOSED
 
 
 class EngineClient:
@@ -80,13 +83,23 @@ class EngineClient:
         python: str = sys.executable,
         kernel_args: Sequence[str] = (),
         env: dict[str, str] | None = None,
+        server: ServerTarget | None = None,
+        kernel_name: str | None = None,
+        kernel_id: str | None = None,
     ):
-        self.owned = connection_file is None
+        # A kernel of a Jupyter Server is attached too: the server owns its process.
+        self.server = None if server is None else ServerKernel(server, kernel_name, kernel_id)
+        self.owned = connection_file is None and server is None
         self.ssh = ssh
         # How the window names the host of an attached kernel; None for our own.
-        self.host = None if connection_file is None else attach.host_label(connection_file, ssh)
+        self.host = (self.server.label if self.server is not None
+                     else None if connection_file is None
+                     else attach.host_label(connection_file, ssh))
         self._core = core = Core(owned=self.owned, host=self.host, on_state=on_state,
-                                 on_notice=on_notice, on_output=on_output)
+                                 on_notice=on_notice, on_output=on_output,
+                                 transport=self.server.transport if self.server else None)
+        if self.server is not None:
+            self.server.transport.info["ip"] = self.server.label
         self.stats: Stats = core.stats
         self._closing = False
         self._last_source: p.LoadSource | None = None
@@ -94,7 +107,10 @@ class EngineClient:
         self.runtime_dir: Path | None
         self.given_connection_file: Path | None = None
         self._process: KernelProcess | None = None
-        if connection_file is None:
+        if self.server is not None:
+            self.runtime_dir = None
+            self.connection_file = None
+        elif connection_file is None:
             self.runtime_dir, self.connection_file = private_connection_file()
             self._process = KernelProcess(
                 self.runtime_dir, self.connection_file, core.stats, python=python,
@@ -110,11 +126,13 @@ class EngineClient:
         self._supervisor = Supervisor(
             core, self._process, self._launch, given_connection_file=self.given_connection_file,
             connect_timeout=connect_timeout, heartbeat_timeout=heartbeat_timeout,
-            crash_window=crash_window, max_restarts=max_restarts)
+            crash_window=crash_window, max_restarts=max_restarts, server=self.server)
         self._stopper = Stopper(core, self._process,
                                 lambda reason: self._supervisor.restart(reason, crash=False),
-                                stop_grace)
+                                stop_grace,
+                                interrupt=self.server.interrupt if self.server else None)
 
+        self._sync: tuple[str, set[str]] | None = None  # after a server reconnect (its id)
         self._io_lock = threading.RLock()  # a callback run under it may make a request
         self._io_gone = False  # the I/O thread ended: requests are answered on the caller's
         self._thread = self._io_thread(self._launch)
@@ -313,7 +331,13 @@ class EngineClient:
         self._stopper.reset()
         self._supervisor.launched()
         core.transport.hb_ever = False
-        if not self.owned:
+        if self.server is not None:
+            try:
+                self.server.attach()
+            except ServerError as exc:
+                core.die(str(exc))
+                return
+        elif not self.owned:
             try:
                 self._attach()
             except attach.AttachError as exc:
@@ -325,7 +349,13 @@ class EngineClient:
             if self._process.connection_file != self.connection_file:  # a new key each time
                 self.connection_file = self._process.connection_file
                 core.transport.use_info(attach.read_connection_file(self.connection_file))
-        core.transport.connect()
+        try:
+            core.transport.connect()
+        except (OSError, ConnectionError, ValueError) as exc:
+            if self.server is None:
+                raise
+            core.die(f"cannot open {self.server.describe()}'s channels ({exc})")
+            return
         core.launched_at = time.monotonic()
         core.send_kernel_info()
         if not self.owned:  # answered even while the shell is busy: proves the key
@@ -354,6 +384,9 @@ class EngineClient:
     def _on_message(self, channel: str, msg: dict[str, Any]) -> bool:
         """A signed message from the kernel; True when the sockets were replaced."""
         core = self._core
+        if channel == CLOSED:
+            self._on_server_socket_closed(str(msg.get("reason", "")))
+            return True
         session = msg["header"].get("session", "")
         if session == core.transport.session.session:
             return False  # our own message, echoed: a port in the file is the heartbeat's
@@ -375,8 +408,61 @@ class EngineClient:
             self._on_shell(msg)
         return False
 
+    def _on_server_socket_closed(self, reason: str) -> None:
+        """The server's WebSocket closed: reconnect (the server replays what it held for our
+        session, the reply in flight included), unless the kernel itself is gone."""
+        core, server = self._core, self.server
+        if server is None or self._closing or core.state == State.DEAD:
+            return
+        if core.state == State.RESTARTING and core.restart_until is not None:
+            return  # the server restarts it: the restart reconnects
+        try:
+            there = server.still_there()
+        except ServerError as exc:
+            there, reason = False, str(exc)
+        if not there:
+            what = server.describe()
+            server.forget()
+            core.die(f"{what} is gone (the server culled it, or it was shut down): "
+                     "your text is kept; Restart engine starts a new kernel there"
+                     if not reason.startswith("nothing answers") else reason)
+            return
+        while server.reconnects < RECONNECT_TRIES:
+            server.reconnects += 1
+            try:
+                core.transport.connect()
+            except (OSError, ConnectionError, ValueError):
+                continue
+            # What ran before the drop may have gone idle unheard: once the kernel answers
+            # this, everything sent before it is done.
+            self._sync = (core.transport.send("shell", "kernel_info_request", {}),
+                          set(core.router.outstanding | core.router.busy_parents))
+            return
+        core.die(f"lost the connection to {server.describe()} ({reason})")
+
+    def _server_kernel_ended(self, kind: str, content: dict[str, Any]) -> bool:
+        """The server shut the kernel down (a culler, the user in JupyterLab: it broadcasts
+        the kernel's ``shutdown_reply``) or could not restart it (status ``dead``): said,
+        and Restart starts a new kernel there. The WebSocket stays open meanwhile."""
+        core, server = self._core, self.server
+        assert server is not None
+        ended = (kind == "shutdown_reply" and content.get("restart") is False) or (
+            kind == "status" and content.get("execution_state") == "dead")
+        if not ended or core.state in (State.DEAD, State.RESTARTING) or self._closing:
+            return False
+        what = server.describe()
+        server.forget()
+        core.die(f"{what} is gone (the server culled it, or it was shut down): your text is "
+                 "kept; Restart engine starts a new kernel there")
+        return True
+
     def _on_shell(self, msg: dict[str, Any]) -> None:
         core = self._core
+        if self._sync is not None and msg["parent_header"].get("msg_id") == self._sync[0]:
+            for msg_id in self._sync[1]:
+                core.router.forget(msg_id)
+            self._sync = None
+            core.refresh_state()
         if msg["header"]["msg_type"] == "kernel_info_reply" and not core.ready:
             core.kernel_session = msg["header"].get("session", "")
             core.got_info = True
@@ -388,6 +474,8 @@ class EngineClient:
         kind = msg["header"]["msg_type"]
         content = msg.get("content", {})
         parent = msg.get("parent_header", {}).get("msg_id", "")
+        if self.server is not None and self._server_kernel_ended(kind, content):
+            return
         if kind == "status":
             core.router.status(parent, content.get("execution_state"))
             self._send_queued()  # a key its request's idle freed (its reply may be lost)
@@ -544,10 +632,14 @@ class EngineClient:
         transport = core.transport
         if not self.owned and core.ready and core.state != State.DEAD:
             # The kernel lives on: close our comm there, or its endpoint stays behind.
-            with contextlib.suppress(zmq.ZMQError):
+            with contextlib.suppress(zmq.ZMQError, OSError, ConnectionError):
                 transport.send("shell", "comm_close", {"comm_id": core.comm_id, "data": {}})
-                transport.sockets["shell"].close(linger=500)
+                shell = transport.sockets.get("shell")
+                if shell is not None:
+                    shell.close(linger=500)
         transport.close_sockets()
+        if self.server is not None:
+            self.server.shutdown()
         if self._process is not None:
             self._process.terminate()
         if self.runtime_dir is not None:

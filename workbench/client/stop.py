@@ -71,8 +71,10 @@ class Stopper:
     """Stop's escalation for one client; ``restart(reason)`` restarts our own kernel."""
 
     def __init__(self, core: Core, process: KernelProcess | None,
-                 restart: Callable[[str], None], stop_grace: float) -> None:
+                 restart: Callable[[str], None], stop_grace: float,
+                 interrupt: Callable[[], None] | None = None) -> None:
         self.core = core
+        self.interrupt = interrupt  # a server's (its REST call), else the control channel's
         self.process = process
         self.restart = restart
         self.stop_grace = stop_grace
@@ -110,6 +112,8 @@ class Stopper:
         if core.owned and self.process is not None and self.process.proc is not None:
             self.process.interrupt()
             self.process.start_standby()  # ready sooner, should the interrupt not be heard
+        elif self.interrupt is not None:
+            self.interrupt()
         else:
             core.transport.send("control", "interrupt_request", {})
 

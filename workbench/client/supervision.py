@@ -24,6 +24,7 @@ from workbench.api.state import Notice, NoticeKind, State
 from workbench.client import attach
 from workbench.client.core import SETUP_WARNING, Core
 from workbench.client.launch import KernelProcess
+from workbench.client.server_kernel import ServerKernel
 
 CRASH_WINDOW_S = 15.0  # a crash this soon after a reload, with no success since, is a loop
 # An attached kernel that answers nothing signed by then: wrong key. One that answers with
@@ -87,8 +88,10 @@ class Supervisor:
 
     def __init__(self, core: Core, process: KernelProcess | None, launch: Callable[[], None], *,
                  given_connection_file: Path | None, connect_timeout: float,
-                 heartbeat_timeout: float, crash_window: float, max_restarts: int) -> None:
+                 heartbeat_timeout: float, crash_window: float, max_restarts: int,
+                 server: ServerKernel | None = None) -> None:
         self.core = core
+        self.server = server  # a Jupyter Server's kernel: it restarts it (its REST call)
         self.process = process
         self.launch = launch
         self.given_connection_file = given_connection_file
@@ -165,7 +168,10 @@ class Supervisor:
         if not core.owned:
             if silent and core.restart_until is None:
                 where = transport.info.get("ip", "?")
-                if transport.hb_ever or core.heard:
+                if self.server is not None:
+                    core.die(f"lost contact with {self.server.describe()} (no answer for "
+                             f"{self.heartbeat_timeout:g} s): the server or the network is down")
+                elif transport.hb_ever or core.heard:
                     core.die(f"lost contact with the kernel on {core.host} (no heartbeat for "
                              f"{self.heartbeat_timeout:g} s): it died or the network is down; "
                              "start it again on its host and reconnect")
@@ -198,7 +204,9 @@ class Supervisor:
                     self.reconnect_after_restart()
                 return False
         elif not core.heard and now - core.launched_at > self.connect_timeout:
-            core.die(f"no answer from the kernel in {self.given_connection_file}: wrong key, "
+            core.die(f"no answer from {self.server.describe()}: not a workbench kernel?"
+                     if self.server is not None else
+                     f"no answer from the kernel in {self.given_connection_file}: wrong key, "
                      "or not a workbench kernel?")
             return True
         if not core.got_info and now - core.info_sent_at > INFO_RESEND_S:
@@ -255,6 +263,9 @@ class Supervisor:
     def _restart_attached(self) -> None:
         """Ask the attached kernel to restart itself; it comes back on the same ports."""
         core = self.core
+        if self.server is not None:
+            self._restart_on_server()
+            return
         if core.state == State.DEAD and core.client_failed:
             # The fault was ours, not the kernel's: connect to it afresh.
             core.set_state(State.RESTARTING)
@@ -281,6 +292,41 @@ class Supervisor:
         core.ready = core.got_info = core.iopub_seen = False
         core.stats.restarts += 1
         self.reload_notice = Notice(NoticeKind.RESTARTED, f"the kernel on {core.host} restarted")
+
+    def _restart_on_server(self) -> None:
+        """The server restarts its kernel (a gone one: a new kernel is started there), then
+        we connect to it afresh."""
+        core, server = self.core, self.server
+        assert server is not None
+        if core.state == State.RESTARTING:
+            return
+        gone = core.state == State.DEAD
+        core.set_state(State.RESTARTING)
+        core.interrupt_deadline = None
+        self.reload_id = None
+        core.fail_all(p.Cancelled, "engine restarted (restart requested)")
+        core.stale_session = core.kernel_session
+        core.ready = core.got_info = core.iopub_seen = False
+        core.restart_until = time.monotonic() + RESTART_TIMEOUT_S
+        core.stats.restarts += 1
+        self.reload_notice = Notice(NoticeKind.RESTARTED, f"{server.describe()} restarted"
+                                    if not gone else f"a new kernel started on {server.label}")
+        kernel_id = server.kernel_id
+        if gone or kernel_id is None:
+            server.forget()
+            self._after_server_restart("")
+            return
+        server.transport.close_sockets()
+        server.in_background(lambda: server.server.restart(kernel_id),
+                             self._after_server_restart)
+
+    def _after_server_restart(self, error: str) -> None:
+        core = self.core
+        core.restart_until = None
+        if error:
+            core.die(error)
+            return
+        self.launch()
 
     def reconnect_after_restart(self) -> None:
         """The old process answered the shutdown (or took too long): connect to the new one."""

@@ -356,6 +356,7 @@ def _make_app_class() -> type[IPKernelApp]:
 
         control_msg_types = [*IPythonKernel.control_msg_types, p.WHERE_REQUEST]
         where_running: Callable[[], dict[str, Any]] | None = None
+        restarts_itself = True  # False under a Jupyter Server's kernel manager: it restarts
 
         async def workbench_where_request(self, stream: Any, ident: Any, parent: Any) -> None:
             """On the control thread, so it answers while the main thread is deaf to Stop."""
@@ -364,7 +365,7 @@ def _make_app_class() -> type[IPKernelApp]:
             self.session.send(stream, p.WHERE_REPLY, where, parent, ident=ident)
 
         async def shutdown_request(self, stream: Any, ident: Any, parent: Any) -> None:
-            if not parent.get("content", {}).get("restart"):
+            if not (parent.get("content", {}).get("restart") and self.restarts_itself):
                 await super().shutdown_request(stream, ident, parent)
                 return
             assert self.session is not None
@@ -474,6 +475,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-warm-up", action="store_true", help="do not import JAX early")
     parser.add_argument("--runtime-dir", help="the folder of the client that starts this "
                         "kernel: removed when that process is gone (it holds the key)")
+    parser.add_argument("--managed", action="store_true",
+                        help="started by a Jupyter Server from the kernelspec: its kernel "
+                        "manager restarts the kernel (this process does not replace itself)")
     parser.add_argument("--standby", action="store_true",
                         help="started beside a kernel that may still hold the accelerator: "
                         "warm up without touching it")
@@ -512,6 +516,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.runtime_dir:
         watch_parent(app, args.runtime_dir)
     app.session.unpack = tolerant_unpack(app.session.unpack)
+    app.kernel.restarts_itself = not args.managed
     shell = app.shell
     assert shell is not None  # initialize() made it
     service = Service(shell.user_ns, in_kernel=True, memory_limit=limit)

@@ -47,7 +47,9 @@ class EngineBridge(QObject):
         self._client_options = client_options
         connection_file = client_options.get("connection_file")
         self.host: str | None = None  # the attached kernel's host; None for our own kernel
-        if connection_file is not None:
+        if client_options.get("server") is not None:  # a Jupyter Server's kernel
+            self.host = client_options["server"].label
+        elif connection_file is not None:
             from workbench.client.attach import host_label
 
             self.host = host_label(connection_file, client_options.get("ssh"))
@@ -91,6 +93,12 @@ class EngineBridge(QObject):
     def connection_file(self) -> str | None:
         path = self._client.connection_file if self._client is not None else None
         return str(path) if path is not None else None
+
+    @property
+    def server_kernel(self) -> str | None:
+        """``kernel 1a2b3c4d on host:8888`` for a Jupyter Server's kernel, else None."""
+        server = getattr(self._client, "server", None)
+        return server.describe() if server is not None else None
 
     def stop(self) -> None:
         if self._client is not None:

@@ -77,6 +77,12 @@ class ConsolePanel(QWidget):
         client.comm_manager.log = quiet
         return client
 
+    def unavailable(self, why: str) -> None:
+        """No console here, and why (a Jupyter Server's kernel has no connection file)."""
+        if self.widget is None:
+            self._placeholder.setText(why)
+            self._placeholder.setWordWrap(True)
+
     def set_scheme(self, scheme: str) -> None:
         """Follow the window's light or dark scheme (qtconsole's own style sheets)."""
         self._scheme = scheme

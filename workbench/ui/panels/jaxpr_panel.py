@@ -109,6 +109,9 @@ LOADING_TIP = (
 )
 
 
+MIN_CHARS = 10  # a clamped label's narrowest, in average characters
+
+
 class ClampedLabel(QLabel):
     """A word-wrapped label that shows at most ``max_lines`` lines, the last one elided, with
     the whole text in its tooltip (``None``: every line). ``text()`` stays the whole text."""
@@ -165,8 +168,12 @@ class ClampedLabel(QLabel):
         return QSize(hint.width(), self._capped(hint.height()))
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        # Not the longest word's width (a lesson's file name, at presentation size, pushed
+        # the window past a 1024-pixel screen): a word wider than the label is cut, and the
+        # tooltip has it whole.
         hint = super().minimumSizeHint()
-        return QSize(hint.width(), self._capped(hint.height()))
+        narrow = self.fontMetrics().averageCharWidth() * MIN_CHARS
+        return QSize(min(hint.width(), narrow), self._capped(hint.height()))
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)

@@ -34,8 +34,10 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     from workbench.ui.window.main_window import MainWindow
 
     existing = getattr(args, "existing", None)
-    engine = EngineBridge(connection_file=existing, ssh=getattr(args, "ssh", None)) \
-        if existing else None
+    server = getattr(args, "server_options", None)  # --server URL, read by the CLI
+    engine = (EngineBridge(**server) if server
+              else EngineBridge(connection_file=existing, ssh=getattr(args, "ssh", None))
+              if existing else None)
     path = getattr(args, "open", None)
     lesson = path if path and str(path).lower().endswith(".ipynb") else None  # a notebook
     window = MainWindow(None if lesson else path, settings=settings, engine=engine)

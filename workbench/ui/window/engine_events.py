@@ -49,6 +49,12 @@ class EngineEvents(QObject):
         that Stop started early."""
         if state == "idle":
             self._reconnect_console()
+            on_server = self.engine.server_kernel
+            if on_server is not None:
+                self.console.unavailable(
+                    f"The engine runs in {on_server}: its console is JupyterLab's (open a "
+                    "console on that kernel there); this one attaches to local and SSH "
+                    "kernels only.")
 
     def on_notice(self, notice: Notice) -> None:
         self.bar.add_engine_notice(notice, host=self.engine.host,

@@ -1,0 +1,141 @@
+"""The engine client on a kernel of a real Jupyter Server: Stop interrupts through the server
+and says where the code was, restart goes through the server and loads the source again, a
+kernel the server ends is reported (and a new one started on request), and a WebSocket that
+drops is reconnected without losing the reply in flight."""
+
+from __future__ import annotations
+
+import queue
+from pathlib import Path
+
+import pytest
+
+from tests.kernel_util import wait_until
+from tests.server_util import running_jupyter_server
+from workbench.api import messages as p
+from workbench.api.state import NoticeKind, State
+from workbench.client.engine_client import EngineClient
+from workbench.client.server import server_target
+
+FILENAME = "/lessons/on_server.py"
+SOURCE = "import jax.numpy as jnp\n\ndef double(x):\n    return x * 2\n"
+
+
+@pytest.fixture(scope="module")
+def jupyter(tmp_path_factory):
+    with running_jupyter_server(tmp_path_factory.mktemp("server")) as server:
+        yield server
+
+
+@pytest.fixture
+def client(jupyter):
+    notices: queue.SimpleQueue = queue.SimpleQueue()
+    engine = EngineClient(server=server_target(jupyter.url, jupyter.token),
+                          on_notice=notices.put)
+    engine.notices = notices
+    wait_until(lambda: engine.state in (State.IDLE, State.DEAD), 60, "the kernel to answer")
+    assert engine.state == State.IDLE, _said(notices)
+    yield engine
+    engine.close()
+
+
+def _said(notices) -> list:
+    said = []
+    while not notices.empty():
+        said.append(notices.get())
+    return said
+
+
+def _load(client, source=SOURCE) -> p.Reply:
+    return client.call(p.LoadSource(source=source, filename=FILENAME), timeout=60)
+
+
+def test_requests_run_on_the_servers_kernel_which_is_shut_down_on_close(jupyter):
+    engine = EngineClient(server=server_target(jupyter.url, jupyter.token))
+    wait_until(lambda: engine.state == State.IDLE, 60, "the kernel to answer")
+    kernel_id = engine.server.kernel_id
+    assert kernel_id in {k["id"] for k in jupyter.kernels()}
+    reply = _load(engine)
+    assert isinstance(reply, p.Result) and "double" in [f.name for f in reply.value.functions]
+    traced = engine.call(p.Trace(name="double", args="f32[3]"), timeout=60)
+    assert isinstance(traced, p.Result) and "mul" in traced.value.text
+    assert engine.host == f"127.0.0.1:{jupyter.url.split(':')[2].rstrip('/')}"
+    assert jupyter.token not in repr(engine.server.server.target)
+    engine.close()
+    assert kernel_id not in {k["id"] for k in jupyter.kernels()}
+
+
+def test_stop_interrupts_through_the_server_and_says_where(client, tmp_path):
+    assert isinstance(_load(client), p.Result)
+    replies: queue.SimpleQueue = queue.SimpleQueue()
+    started = tmp_path / "looping"  # the server runs on this machine: the code marks it runs
+    looping = f"open({str(started)!r}, 'w').close()\nwhile True:\n    pass\n"
+    client.request(p.LoadSource(source=looping, filename=FILENAME), replies.put)
+    wait_until(started.exists, 30, "the loop to run")
+    client.stop()
+    reply = replies.get(timeout=30)
+    assert isinstance(reply, p.Cancelled) and reply.line == 2, reply
+    assert reply.reason.startswith("stopped at line 2 after "), reply
+    wait_until(lambda: client.state == State.IDLE, 30, "idle after the Stop")
+    assert client.state == State.IDLE
+    again = client.call(p.Trace(name="double", args="f32[2]"), timeout=60)
+    assert isinstance(again, p.Result)  # the same kernel, its names kept
+
+
+def test_restart_goes_through_the_server_and_loads_the_source_again(client, jupyter):
+    assert isinstance(_load(client), p.Result)
+    kernel_id = client.server.kernel_id
+    before = _kernel_pid(kernel_id)
+    client.restart()
+    wait_until(lambda: any(n.kind == NoticeKind.RESTARTED and n.reloaded
+                           for n in _drain_into(client)), 90, "the restart's reload")
+    assert client.server.kernel_id == kernel_id  # the server restarted that kernel ...
+    assert _kernel_pid(kernel_id) not in (None, before)  # ... in a new process
+    traced = client.call(p.Trace(name="double", args="f32[2]"), timeout=60)
+    assert isinstance(traced, p.Result)
+
+
+def test_a_kernel_the_server_ends_is_reported_and_a_new_one_starts_on_request(client, jupyter):
+    assert isinstance(_load(client), p.Result)
+    gone = client.server.kernel_id
+    jupyter.rest("DELETE", f"api/kernels/{gone}")  # as a culler does
+    wait_until(lambda: client.state == State.DEAD, 30, "the engine to say it is gone")
+    said = [n for n in _drain_into(client) if n.kind == NoticeKind.DEAD]
+    assert said and "is gone (the server culled it" in said[-1].message
+    client.restart()
+    wait_until(lambda: client.state == State.IDLE, 90, "a new kernel")
+    assert client.server.kernel_id not in (None, gone)
+    assert isinstance(client.call(p.Trace(name="double", args="f32[2]"), timeout=60), p.Result)
+
+
+def test_a_dropped_websocket_reconnects_without_losing_the_reply_in_flight(client):
+    assert isinstance(_load(client), p.Result)
+    replies: queue.SimpleQueue = queue.SimpleQueue()
+    slow = SOURCE + "import threading\nthreading.Event().wait(1.5)\nafter = 1\n"
+    client.request(p.LoadSource(source=slow, filename=FILENAME), replies.put)
+    wait_until(lambda: client.state == State.BUSY, 30, "the request to run")
+    client.server.transport._ws.sock.close()  # the network drops, not a goodbye
+    reply = replies.get(timeout=30)
+    assert isinstance(reply, p.Result), reply
+    assert client.server.reconnects >= 1
+    # Its idle status may have gone with the old socket: the kernel's answer to what the
+    # client asked after reconnecting proves it done.
+    wait_until(lambda: client.state == State.IDLE, 30, "idle after the reconnect")
+
+
+def _kernel_pid(kernel_id: str) -> int | None:
+    """The process the server started for ``kernel_id`` (its connection file names it)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if any(kernel_id.encode() in arg for arg in argv) and b"--managed" in argv:
+                return int(entry.name)
+    return None
+
+
+def _drain_into(client) -> list:
+    client.__dict__.setdefault("seen", []).extend(_said(client.notices))
+    return client.seen

@@ -1,0 +1,85 @@
+"""A real Jupyter Server on 127.0.0.1 with a token, the workbench kernelspec installed into a
+prefix of its own (``workbench kernelspec install --prefix``), for the ``--server`` tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.attach_util import free_ports
+from tests.kernel_util import wait_until
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class JupyterServerProcess:
+    url: str
+    token: str = field(repr=False)
+    proc: subprocess.Popen
+    log: Path
+
+    def rest(self, method: str, path: str, body: dict | None = None):
+        """The server's REST API, with the token."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, method=method, data=data,
+                                         headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            raw = reply.read()
+        return json.loads(raw) if raw else None
+
+    def kernels(self) -> list[dict]:
+        return self.rest("GET", "api/kernels")
+
+    def env(self) -> dict[str, str]:
+        """An environment whose JUPYTER_TOKEN is this server's (as a student's would be)."""
+        return {**os.environ, "JUPYTER_TOKEN": self.token}
+
+
+@contextmanager
+def running_jupyter_server(folder: Path) -> Iterator[JupyterServerProcess]:
+    prefix = folder / "prefix"
+    subprocess.run([sys.executable, "-m", "workbench.cli", "kernelspec", "install", "--prefix",
+                    str(prefix)], check=True, capture_output=True, timeout=120)
+    port = free_ports(1)[0]
+    token = secrets.token_hex(16)
+    env = {**os.environ, "JUPYTER_PATH": str(prefix / "share" / "jupyter"),
+           "JUPYTER_RUNTIME_DIR": str(folder / "runtime"), "JUPYTER_CONFIG_DIR": str(folder),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env.pop("JUPYTER_TOKEN", None)
+    log = folder / "server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root",
+             f"--port={port}", "--ip=127.0.0.1", f"--IdentityProvider.token={token}",
+             f"--ServerApp.root_dir={folder}", "--ServerApp.port_retries=0"],
+            stdout=out, stderr=subprocess.STDOUT, env=env)
+    server = JupyterServerProcess(f"http://127.0.0.1:{port}/", token, proc, log)
+
+    def answers() -> bool:
+        if proc.poll() is not None:
+            raise AssertionError(f"jupyter server exited: {log.read_text()[-2000:]}")
+        try:
+            server.rest("GET", "api/status")
+        except OSError:
+            return False
+        return True
+
+    try:
+        wait_until(answers, 60, "the Jupyter Server to answer")
+        yield server
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)

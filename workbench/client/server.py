@@ -1,0 +1,193 @@
+"""A Jupyter Server's REST API: its kernelspecs, and the kernels it starts, interrupts,
+restarts and shuts down for us (JupyterHub's single-user servers and gateways speak it too).
+
+A class on one GPU server gets a URL and a token, not SSH to the machine: the
+engine then runs in a kernel the server launches from the workbench kernelspec
+(``workbench kernelspec install``), and its messages travel over the server's
+WebSocket (``ws_transport``). Every way this can go wrong is one readable line
+(``ServerError``); the token is sent in a header and never written anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+KERNEL_NAME = "workbench"  # what `workbench kernelspec install` names its kernelspec
+TOKEN_VARIABLES = ("JUPYTER_TOKEN", "JUPYTERHUB_API_TOKEN")
+REST_TIMEOUT_S = 10.0
+START_TIMEOUT_S = 120.0  # a kernel's start (JAX's import) on a busy server
+_BROWSER_PAGES = ("lab", "tree", "notebooks", "doc", "api")
+
+
+class ServerError(Exception):
+    """What went wrong with the server, as one line."""
+
+
+@dataclass(frozen=True)
+class ServerTarget:
+    """Where the server is and how to prove who we are; the token is never in its repr."""
+
+    url: str  # the server's base URL, ending in "/" (a JupyterHub user URL included)
+    token: str = field(default="", repr=False)
+
+    @property
+    def label(self) -> str:
+        """How messages and the window name the server: its host and path, no token."""
+        parts = urllib.parse.urlsplit(self.url)
+        path = parts.path.rstrip("/")
+        return f"{parts.hostname}{f':{parts.port}' if parts.port else ''}{path}"
+
+
+def server_target(url: str, token: str | None = None) -> ServerTarget:
+    """A target from what the user typed: ``http(s)://host[:port][/base/]`` (a hub's
+    ``https://hub/user/NAME/`` too, a ``?token=`` or ``/lab`` left over from a browser
+    link taken off); the token from ``--token`` or else the environment."""
+    text = url.strip()
+    if "://" not in text:
+        raise ServerError(f"{text!r} is not a server URL (http://host:port/ or https://...)")
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ServerError(f"{_safe(text)} is not a server URL (http://host:port/ or https://...)")
+    query = urllib.parse.parse_qs(parts.query)
+    from_link = (query.get("token") or [""])[0]
+    segments = parts.path.split("/")
+    for i, segment in enumerate(segments):
+        if segment in _BROWSER_PAGES:  # what a link copied from the browser goes on with
+            segments = segments[:i]
+            break
+    path = "/".join(segments).rstrip("/") + "/"
+    base = urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+    chosen = token or from_link or next(
+        (os.environ[name] for name in TOKEN_VARIABLES if os.environ.get(name)), "")
+    return ServerTarget(base, chosen)
+
+
+def _safe(url: str) -> str:
+    """``url`` without a query (where a browser link carries its token)."""
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+
+
+class JupyterServer:
+    """The REST calls the workbench makes, each answering or raising ``ServerError``."""
+
+    def __init__(self, target: ServerTarget, timeout: float = REST_TIMEOUT_S) -> None:
+        self.target = target
+        self.timeout = timeout
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"token {self.target.token}"} if self.target.token else {}
+
+    def _call(self, method: str, path: str, body: dict[str, Any] | None = None,
+              timeout: float | None = None) -> Any:
+        url = self.target.url + path
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(url, data=data, method=method, headers={
+            **self.headers(), "Content-Type": "application/json"})
+        where = self.target.label
+        try:
+            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as exc:
+            if exc.code in (401, 403):
+                given = "the token given was refused" if self.target.token else (
+                    "it needs a token: pass --token or set JUPYTER_TOKEN")
+                raise ServerError(f"the server at {where} refused us ({exc.code}): {given}")\
+                    from None
+            raise _HttpError(exc.code, f"the server at {where} answered {exc.code} "
+                             f"{exc.reason} to {method} {path}") from None
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            if isinstance(reason, socket.timeout | TimeoutError):
+                reason = f"no answer within {timeout or self.timeout:g} s"
+            raise ServerError(f"nothing answers at {where} ({reason})") from None
+        if not raw:
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise ServerError(f"{where} answers, but not as a Jupyter Server (its reply to "
+                              f"{path} is not JSON)") from None
+
+    def check(self) -> str:
+        """The server's version: proof that it speaks Jupyter's REST API (and our token)."""
+        try:
+            reply = self._call("GET", "api/status")
+        except _HttpError as exc:
+            raise ServerError(f"{self.target.label} answers, but not as a Jupyter Server "
+                              f"({exc.code} for api/status; a JupyterHub's is your own server's "
+                              "URL, https://HUB/user/NAME/)") from None
+        version = self._call("GET", "api")
+        if not isinstance(reply, dict) or not isinstance(version, dict) \
+                or "version" not in version:
+            raise ServerError(f"{self.target.label} answers, but not as a Jupyter Server")
+        return str(version["version"])
+
+    def kernelspecs(self) -> list[str]:
+        reply = self._call("GET", "api/kernelspecs")
+        specs = reply.get("kernelspecs") if isinstance(reply, dict) else None
+        return sorted(specs) if isinstance(specs, dict) else []
+
+    def start_kernel(self, name: str = KERNEL_NAME) -> str:
+        """A new kernel of kernelspec ``name``; its id. Checks the kernelspec is there."""
+        names = self.kernelspecs()
+        if name not in names:
+            install = ("; install it in the server's environment with `workbench kernelspec "
+                       "install --sys-prefix` (or --user)") if name == KERNEL_NAME else ""
+            raise ServerError(f"the server at {self.target.label} has no {name!r} kernelspec "
+                              f"(it has: {', '.join(names) or 'none'}){install}")
+        reply = self._call("POST", "api/kernels", {"name": name}, timeout=START_TIMEOUT_S)
+        if not isinstance(reply, dict) or not isinstance(reply.get("id"), str):
+            raise ServerError(f"the server at {self.target.label} started no kernel")
+        return str(reply["id"])
+
+    def kernel(self, kernel_id: str) -> dict[str, Any]:
+        """The kernel's model (its name, execution state); ``KernelGone`` if there is none."""
+        try:
+            reply = self._call("GET", f"api/kernels/{_quoted(kernel_id)}")
+        except _HttpError as exc:
+            if exc.code == 404:
+                raise KernelGone(f"the server at {self.target.label} has no kernel "
+                                 f"{kernel_id!r} (shut down, culled, or never started)") from None
+            raise
+        if not isinstance(reply, dict):
+            raise ServerError(f"the server at {self.target.label} sent no kernel model")
+        return reply
+
+    def interrupt(self, kernel_id: str) -> None:
+        self._call("POST", f"api/kernels/{_quoted(kernel_id)}/interrupt")
+
+    def restart(self, kernel_id: str) -> None:
+        self._call("POST", f"api/kernels/{_quoted(kernel_id)}/restart", timeout=START_TIMEOUT_S)
+
+    def shutdown(self, kernel_id: str) -> None:
+        self._call("DELETE", f"api/kernels/{_quoted(kernel_id)}")
+
+    def channels_url(self, kernel_id: str, session_id: str) -> str:
+        """The kernel's WebSocket; the session id lets the server replay what we missed."""
+        parts = urllib.parse.urlsplit(self.target.url)
+        scheme = "wss" if parts.scheme == "https" else "ws"
+        query = urllib.parse.urlencode({"session_id": session_id})
+        return urllib.parse.urlunsplit((scheme, parts.netloc, parts.path
+                                        + f"api/kernels/{_quoted(kernel_id)}/channels", query, ""))
+
+
+class KernelGone(ServerError):
+    """The server has no such kernel (any more)."""
+
+
+class _HttpError(ServerError):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _quoted(kernel_id: str) -> str:
+    return urllib.parse.quote(kernel_id, safe="")

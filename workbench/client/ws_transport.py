@@ -1,0 +1,196 @@
+"""The wire to a kernel of a Jupyter Server: its channels over one WebSocket.
+
+The same interface as ``transport.Transport`` (the I/O thread's loop, ``send``,
+``ping``), so the rest of the client does not know which it has. The server
+signs and routes the messages; a reader thread blocks on the socket and hands
+each message to the I/O thread. The heartbeat is the WebSocket's ping and pong.
+A socket that closes is said to the loop as a message on the ``"closed"``
+channel; reconnecting with the same session id, the server replays what it held.
+
+Messages are Jupyter's: JSON text frames, or, with buffers (our comm's arrays),
+the server's binary framing (``serialize_binary_message`` in jupyter_server).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import select
+import struct
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import websocket
+from jupyter_client.jsonutil import json_default
+
+from workbench.client.transport import HEARTBEAT_PERIOD_S, POLL_S, Transport, _guarded, well_formed
+
+CLOSED = "closed"  # the pseudo-channel that says the socket closed (content: its reason)
+CONNECT_TIMEOUT_S = 10.0
+
+
+class WsTransport(Transport):
+    """One WebSocket to ``url`` carrying every channel; ``headers`` prove who we are."""
+
+    def __init__(self, url: str, headers: dict[str, str]) -> None:
+        super().__init__()
+        self.ws_url = url
+        self._headers = headers
+        self._ws: websocket.WebSocket | None = None
+        self._inbox: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
+        self._reader: threading.Thread | None = None
+        self._unsent: list[str | bytes] = []  # what a broken socket did not take: sent again
+        self.info = {"ip": ""}  # where it is, for messages: the server's label
+
+    def use_info(self, info: dict[str, Any]) -> None:
+        """A connection file means nothing here: the server holds the kernel's key."""
+
+    def connect(self) -> None:
+        """(Re)open the WebSocket (same session: the server replays what it buffered)."""
+        self.close_sockets()
+        ws = websocket.create_connection(
+            self.ws_url, timeout=CONNECT_TIMEOUT_S, enable_multithread=True,
+            header=[f"{name}: {value}" for name, value in self._headers.items()])
+        ws.settimeout(None)  # the reader blocks; close() ends it
+        self._ws = ws
+        self.sockets = {}
+        self.hb_sent = None
+        self.hb_ever = False
+        self.hb_last = time.monotonic()
+        self._reader = threading.Thread(target=self._read, args=(ws,), daemon=True,
+                                        name="workbench-server-socket")
+        self._reader.start()
+        unsent, self._unsent = self._unsent, []
+        for frame in unsent:
+            self._send_frame(frame)
+
+    def send(self, channel: str, msg_type: str, content: dict[str, Any],
+             buffers: list[Any] | None = None) -> str:
+        msg = self.session.msg(msg_type, content)
+        msg["channel"] = channel
+        msg["buffers"] = [bytes(b) for b in buffers or []]
+        if msg["buffers"]:
+            frame: str | bytes = serialize_binary_message(msg)
+        else:
+            del msg["buffers"]
+            frame = json.dumps(msg, default=json_default)
+        self._send_frame(frame)
+        return str(msg["header"]["msg_id"])
+
+    def _send_frame(self, frame: str | bytes) -> None:
+        """Send now or, the socket broken or not open yet, once it is open again."""
+        ws = self._ws
+        if ws is None:
+            self._unsent.append(frame)
+            return
+        try:
+            if isinstance(frame, bytes):
+                ws.send_binary(frame)
+            else:
+                ws.send(frame)
+        except (websocket.WebSocketException, OSError):
+            self._unsent.append(frame)  # the reader says the socket closed: sent after
+
+    def ping(self, now: float) -> None:
+        if self._ws is not None and self.hb_sent is None \
+                and now - self.hb_last >= HEARTBEAT_PERIOD_S:
+            self.hb_sent = now  # first: the pong may come before ping() returns
+            with contextlib.suppress(websocket.WebSocketException, OSError):
+                self._ws.ping()
+
+    def serve(self, closing: Callable[[], bool], on_message: Callable[[str, dict[str, Any]], bool],
+              tick: Callable[[], None], on_fault: Callable[[Exception], None]) -> None:
+        while not closing():
+            ready, _, _ = select.select([self._wake_r], [], [], POLL_S)
+            if ready:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(self._wake_r, 4096)
+                for command in self.take_commands():
+                    _guarded(command, on_fault)
+            for _ in range(1000):
+                try:
+                    channel, msg = self._inbox.get_nowait()
+                except queue.Empty:
+                    break
+                try:
+                    if on_message(channel, msg):
+                        break
+                except Exception as exc:  # noqa: BLE001 - reported; the next still counts
+                    on_fault(exc)
+            _guarded(tick, on_fault)
+
+    def _read(self, ws: websocket.WebSocket) -> None:
+        """The reader thread: every message of ``ws`` into the inbox, then its end."""
+        reason = "the server closed the connection"
+        try:
+            while True:
+                opcode, frame = ws.recv_data_frame(control_frame=True)
+                if opcode == websocket.ABNF.OPCODE_PONG:
+                    self.hb_sent = None
+                    self.hb_last = time.monotonic()
+                    self.hb_ever = True
+                    continue
+                if opcode == websocket.ABNF.OPCODE_CLOSE:
+                    break
+                if opcode not in (websocket.ABNF.OPCODE_TEXT, websocket.ABNF.OPCODE_BINARY):
+                    continue
+                self.hb_last = time.monotonic()  # anything heard proves the link
+                msg = _decode(frame.data, opcode == websocket.ABNF.OPCODE_BINARY)
+                if msg is not None:
+                    self._inbox.put((str(msg.pop("channel", "")), msg))
+                    self.wake()
+        except (websocket.WebSocketException, OSError, ValueError) as exc:
+            reason = f"the connection to the server broke ({type(exc).__name__}: {exc})"
+        if ws is self._ws:
+            self._inbox.put((CLOSED, {"reason": reason}))
+            self.wake()
+
+    def close_sockets(self) -> None:
+        ws, self._ws = self._ws, None
+        if ws is not None:
+            with contextlib.suppress(websocket.WebSocketException, OSError):
+                ws.close(timeout=1)
+        self.sockets = {}
+
+
+def _decode(data: bytes | str, binary: bool) -> dict[str, Any] | None:
+    """A Jupyter message from one frame; None for anything else."""
+    try:
+        msg = (deserialize_binary_message(data if isinstance(data, bytes) else data.encode())
+               if binary else json.loads(data))
+    except (ValueError, struct.error, UnicodeDecodeError):
+        return None
+    if not isinstance(msg, dict) or not well_formed(msg):
+        return None
+    msg.setdefault("buffers", [])
+    msg["msg_type"] = msg["header"]["msg_type"]
+    return msg
+
+
+def serialize_binary_message(msg: dict[str, Any]) -> bytes:
+    """jupyter_server's framing of a message with buffers: their count and offsets, the
+    JSON, the buffers."""
+    rest = dict(msg)
+    buffers: list[bytes] = [json.dumps({k: v for k, v in rest.items() if k != "buffers"},
+                                       default=json_default).encode(), *rest["buffers"]]
+    offsets = [4 * (len(buffers) + 1)]
+    for buffer in buffers[:-1]:
+        offsets.append(offsets[-1] + len(buffer))
+    return struct.pack("!" + "I" * (len(buffers) + 1), len(buffers), *offsets) + b"".join(buffers)
+
+
+def deserialize_binary_message(data: bytes) -> dict[str, Any]:
+    count = struct.unpack("!i", data[:4])[0]
+    if not 0 < count < 10_000:
+        raise ValueError("not a framed message")
+    offsets = [*struct.unpack("!" + "I" * count, data[4:4 * (count + 1)]), len(data)]
+    parts = [data[start:stop] for start, stop in zip(offsets[:-1], offsets[1:], strict=True)]
+    msg = json.loads(parts[0].decode())
+    if not isinstance(msg, dict):
+        raise ValueError("not a message")
+    msg["buffers"] = parts[1:]
+    return msg
