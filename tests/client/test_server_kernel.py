@@ -68,14 +68,15 @@ def test_requests_run_on_the_servers_kernel_which_is_shut_down_on_close(jupyter)
 def test_stop_interrupts_through_the_server_and_says_where(client, tmp_path):
     assert isinstance(_load(client), p.Result)
     replies: queue.SimpleQueue = queue.SimpleQueue()
-    started = tmp_path / "looping"  # the server runs on this machine: the code marks it runs
-    looping = f"open({str(started)!r}, 'w').close()\nwhile True:\n    pass\n"
+    started = tmp_path / "looping"  # the server runs on this machine: the loop marks it runs
+    looping = ("n = 0\nwhile True:\n    n += 1\n"
+               f"    if n == 10_000:\n        open({str(started)!r}, 'w').close()\n")
     client.request(p.LoadSource(source=looping, filename=FILENAME), replies.put)
     wait_until(started.exists, 30, "the loop to run")
     client.stop()
     reply = replies.get(timeout=30)
-    assert isinstance(reply, p.Cancelled) and reply.line == 2, reply
-    assert reply.reason.startswith("stopped at line 2 after "), reply
+    assert isinstance(reply, p.Cancelled) and reply.line in (2, 3, 4, 5), reply
+    assert reply.reason.startswith(f"stopped at line {reply.line} after "), reply
     wait_until(lambda: client.state == State.IDLE, 30, "idle after the Stop")
     assert client.state == State.IDLE
     again = client.call(p.Trace(name="double", args="f32[2]"), timeout=60)

@@ -97,7 +97,9 @@ def test_split_cell_never_raises_and_keeps_the_lines():
 
 # What the CLI sub-commands take that a directive does not: FILE is the cell, and the
 # options that say how to print or where to write, or which engine, belong to the command.
-NOT_DIRECTIVE = {"-h", "--help", "--format", "--existing", "--ssh"}
+# Where the engine runs is the command line's, never a lesson's.
+NOT_DIRECTIVE = {"-h", "--help", "--format", "--existing", "--ssh", "--server", "--token",
+                 "--kernel-name", "--kernel-id"}
 OUTPUT_OPTIONS = {
     "trace": {"--hlo", "--cost", "--values"},  # values is its own verb in a lesson
     "plot": {"--check", "-o", "--output", "--size"},
