@@ -7,8 +7,11 @@ each message to the I/O thread. The heartbeat is the WebSocket's ping and pong.
 A socket that closes is said to the loop as a message on the ``"closed"``
 channel; reconnecting with the same session id, the server replays what it held.
 
-Messages are Jupyter's: JSON text frames, or, with buffers (our comm's arrays),
-the server's binary framing (``serialize_binary_message`` in jupyter_server).
+Messages go in the server's ``v1.kernel.websocket.jupyter.org`` framing where it
+offers it (jupyter_server 2): the kernel's own message parts, passed through without
+being decoded and encoded again on the server. Otherwise in the legacy one: JSON text
+frames, or, with buffers (our comm's arrays), its binary framing
+(``serialize_binary_message`` in jupyter_server).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import json
 import os
 import queue
 import select
+import socket
 import struct
 import threading
 import time
@@ -30,6 +34,7 @@ from jupyter_client.jsonutil import json_default
 from workbench.client.transport import HEARTBEAT_PERIOD_S, POLL_S, Transport, _guarded, well_formed
 
 CLOSED = "closed"  # the pseudo-channel that says the socket closed (content: its reason)
+V1 = "v1.kernel.websocket.jupyter.org"
 CONNECT_TIMEOUT_S = 10.0
 
 
@@ -44,6 +49,7 @@ class WsTransport(Transport):
         self._inbox: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
         self._reader: threading.Thread | None = None
         self._unsent: list[str | bytes] = []  # what a broken socket did not take: sent again
+        self.v1 = False  # the server speaks the v1 framing on this connection
         self.info = {"ip": ""}  # where it is, for messages: the server's label
 
     def use_info(self, info: dict[str, Any]) -> None:
@@ -53,9 +59,10 @@ class WsTransport(Transport):
         """(Re)open the WebSocket (same session: the server replays what it buffered)."""
         self.close_sockets()
         ws = websocket.create_connection(
-            self.ws_url, timeout=CONNECT_TIMEOUT_S, enable_multithread=True,
+            self.ws_url, timeout=CONNECT_TIMEOUT_S, enable_multithread=True, subprotocols=[V1],
             header=[f"{name}: {value}" for name, value in self._headers.items()])
         ws.settimeout(None)  # the reader blocks; close() ends it
+        self.v1 = ws.getsubprotocol() == V1
         self._ws = ws
         self.sockets = {}
         self.hb_sent = None
@@ -71,6 +78,13 @@ class WsTransport(Transport):
     def send(self, channel: str, msg_type: str, content: dict[str, Any],
              buffers: list[Any] | None = None) -> str:
         msg = self.session.msg(msg_type, content)
+        if self.v1:
+            pack = self.session.pack
+            parts = [pack(msg[part]) for part in ("header", "parent_header", "metadata",
+                                                  "content")]
+            self._send_frame(serialize_v1([*parts, *(bytes(b) for b in buffers or [])],
+                                          channel))
+            return str(msg["header"]["msg_id"])
         msg["channel"] = channel
         msg["buffers"] = [bytes(b) for b in buffers or []]
         if msg["buffers"]:
@@ -128,6 +142,7 @@ class WsTransport(Transport):
         reason = "the server closed the connection"
         try:
             while True:
+                _ack_at_once(ws)
                 opcode, frame = ws.recv_data_frame(control_frame=True)
                 if opcode == websocket.ABNF.OPCODE_PONG:
                     self.hb_sent = None
@@ -139,7 +154,9 @@ class WsTransport(Transport):
                 if opcode not in (websocket.ABNF.OPCODE_TEXT, websocket.ABNF.OPCODE_BINARY):
                     continue
                 self.hb_last = time.monotonic()  # anything heard proves the link
-                msg = _decode(frame.data, opcode == websocket.ABNF.OPCODE_BINARY)
+                binary = opcode == websocket.ABNF.OPCODE_BINARY
+                msg = (_decode_v1(frame.data) if binary and self.v1
+                       else _decode(frame.data, binary))
                 if msg is not None:
                     self._inbox.put((str(msg.pop("channel", "")), msg))
                     self.wake()
@@ -157,6 +174,16 @@ class WsTransport(Transport):
         self.sockets = {}
 
 
+def _ack_at_once(ws: websocket.WebSocket) -> None:
+    """Acknowledge what arrives at once (Linux's TCP_QUICKACK, which lasts until the next
+    read). Jupyter Server's WebSocket leaves Nagle's algorithm on: a reply sent right
+    after the kernel's "busy" waited for our delayed acknowledgement, 40 ms a request."""
+    quickack = getattr(socket, "TCP_QUICKACK", None)
+    if quickack is not None and ws.sock is not None:
+        with contextlib.suppress(OSError):
+            ws.sock.setsockopt(socket.IPPROTO_TCP, quickack, 1)
+
+
 def _decode(data: bytes | str, binary: bool) -> dict[str, Any] | None:
     """A Jupyter message from one frame; None for anything else."""
     try:
@@ -168,6 +195,42 @@ def _decode(data: bytes | str, binary: bool) -> dict[str, Any] | None:
         return None
     msg.setdefault("buffers", [])
     msg["msg_type"] = msg["header"]["msg_type"]
+    return msg
+
+
+def serialize_v1(parts: list[bytes], channel: str) -> bytes:
+    """The v1 framing: the count of offsets, the offsets (8 bytes each, little-endian), the
+    channel's name, the parts."""
+    name = channel.encode()
+    offsets = [8 * (1 + 1 + len(parts) + 1)]
+    offsets.append(offsets[-1] + len(name))
+    for part in parts:
+        offsets.append(offsets[-1] + len(part))
+    head = len(offsets).to_bytes(8, "little") + b"".join(o.to_bytes(8, "little")
+                                                         for o in offsets)
+    return head + name + b"".join(parts)
+
+
+def _decode_v1(data: bytes | str) -> dict[str, Any] | None:
+    """A message from a v1 frame (its channel under ``"channel"``); None for anything else."""
+    if not isinstance(data, bytes) or len(data) < 16:
+        return None
+    count = int.from_bytes(data[:8], "little")
+    if not 3 <= count < 10_000 or len(data) < 8 * (count + 1):
+        return None
+    offsets = [int.from_bytes(data[8 * (i + 1):8 * (i + 2)], "little") for i in range(count)]
+    if offsets != sorted(offsets) or offsets[-1] > len(data):
+        return None
+    parts = [data[offsets[i]:offsets[i + 1]] for i in range(count - 1)]
+    try:
+        channel = parts[0].decode()
+        header, parent, metadata, content = (json.loads(part) for part in parts[1:5])
+    except (ValueError, UnicodeDecodeError):
+        return None
+    msg = {"header": header, "parent_header": parent, "metadata": metadata, "content": content}
+    if not well_formed(msg):
+        return None
+    msg.update(buffers=parts[5:], channel=channel, msg_type=header["msg_type"])
     return msg
 
 
