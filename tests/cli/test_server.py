@@ -160,7 +160,8 @@ def test_server_options_need_a_server_and_exclude_a_connection_file(capsys, prog
                                                         status=2)
     assert "give one" in one_line(capsys, *usage, "--server", "http://h:1/", "--existing",
                                   str(tmp_path / "c.json"), status=2)
-    assert "not a server URL" in one_line(capsys, *usage, "--server", "h:1", status=2)
+    line = one_line(capsys, *usage, "--server", "h:1/lab?token=SECRET", status=2)
+    assert "not a server URL" in line and "SECRET" not in line
 
 
 class _QuietPages(http.server.SimpleHTTPRequestHandler):

@@ -140,3 +140,20 @@ def _kernel_pid(kernel_id: str) -> int | None:
 def _drain_into(client) -> list:
     client.__dict__.setdefault("seen", []).extend(_said(client.notices))
     return client.seen
+
+
+def test_a_kernel_that_dies_on_the_server_is_said_and_the_source_loaded_again(client):
+    # The server's auto-restarter brings a dead kernel back (its own "restarting" status,
+    # signed with our session id): what ran is lost, said as a crash; the new process gets
+    # the comm and the source again.
+    import os
+    import signal
+
+    assert isinstance(_load(client), p.Result)
+    kernel_id = client.server.kernel_id
+    os.kill(_kernel_pid(kernel_id), signal.SIGKILL)
+    wait_until(lambda: any(n.kind == NoticeKind.RESTARTED and n.reloaded
+                           for n in _drain_into(client)), 90, "the reload after the crash")
+    assert any(n.kind == NoticeKind.CRASHED for n in client.seen)
+    assert client.server.kernel_id == kernel_id
+    assert isinstance(client.call(p.Trace(name="double", args="f32[2]"), timeout=60), p.Result)

@@ -55,7 +55,11 @@ from workbench.client.core import Core
 from workbench.client.launch import KernelProcess, death_reason, private_connection_file
 from workbench.client.routing import Pending, Stats
 from workbench.client.server import ServerError, ServerTarget
-from workbench.client.server_kernel import RECONNECT_TRIES, ServerKernel
+from workbench.client.server_kernel import (
+    RECONNECT_TRIES,
+    SERVER_HEARTBEAT_TIMEOUT_S,
+    ServerKernel,
+)
 from workbench.client.stop import Stopper
 from workbench.client.supervision import CONNECT_TIMEOUT_S, CRASH_WINDOW_S, Supervisor
 from workbench.client.transport import Transport
@@ -123,6 +127,8 @@ class EngineClient:
             self.runtime_dir = None
             self.given_connection_file = Path(connection_file)
             self.connection_file = self.given_connection_file
+        if self.server is not None:  # a busy server answers pings late, not never
+            heartbeat_timeout = max(heartbeat_timeout, SERVER_HEARTBEAT_TIMEOUT_S)
         self._supervisor = Supervisor(
             core, self._process, self._launch, given_connection_file=self.given_connection_file,
             connect_timeout=connect_timeout, heartbeat_timeout=heartbeat_timeout,
@@ -278,7 +284,8 @@ class EngineClient:
             if not self._io_gone or self._closing:
                 return False
             self._io_gone = False
-            self._core.transport = Transport()
+            self._core.transport = (self.server.new_transport() if self.server is not None
+                                    else Transport())
             self._thread = self._io_thread(first)
         self._thread.start()
         return True
@@ -332,6 +339,7 @@ class EngineClient:
         self._supervisor.launched()
         core.transport.hb_ever = False
         if self.server is not None:
+            self.server.transport.discard_unsent()  # for a kernel that is gone or restarted
             try:
                 self.server.attach()
             except ServerError as exc:
@@ -388,8 +396,10 @@ class EngineClient:
             self._on_server_socket_closed(str(msg.get("reason", "")))
             return True
         session = msg["header"].get("session", "")
-        if session == core.transport.session.session:
-            return False  # our own message, echoed: a port in the file is the heartbeat's
+        if session == core.transport.session.session and self.server is None:
+            # Our own message, echoed: a port in the file is the heartbeat's. (A server
+            # echoes nothing, and signs its own status messages with our session id.)
+            return False
         core.heard = True
         if msg["header"]["msg_type"] == "connect_reply" and not self.owned:
             self._supervisor.on_connect_reply(msg["content"])
@@ -418,14 +428,15 @@ class EngineClient:
             return  # the server restarts it: the restart reconnects
         try:
             there = server.still_there()
-        except ServerError as exc:
-            there, reason = False, str(exc)
+        except ServerError as exc:  # the server itself is unreachable: the kernel may live
+            core.die(f"lost the connection to {server.describe()}: {exc}; your text is kept, "
+                     "Restart engine tries again")
+            return
         if not there:
             what = server.describe()
             server.forget()
             core.die(f"{what} is gone (the server culled it, or it was shut down): "
-                     "your text is kept; Restart engine starts a new kernel there"
-                     if not reason.startswith("nothing answers") else reason)
+                     "your text is kept; Restart engine starts a new kernel there")
             return
         while server.reconnects < RECONNECT_TRIES:
             server.reconnects += 1
@@ -446,9 +457,14 @@ class EngineClient:
         and Restart starts a new kernel there. The WebSocket stays open meanwhile."""
         core, server = self._core, self.server
         assert server is not None
-        ended = (kind == "shutdown_reply" and content.get("restart") is False) or (
-            kind == "status" and content.get("execution_state") == "dead")
-        if not ended or core.state in (State.DEAD, State.RESTARTING) or self._closing:
+        state = content.get("execution_state") if kind == "status" else None
+        ended = (kind == "shutdown_reply" and content.get("restart") is False) or state == "dead"
+        if core.state in (State.DEAD, State.RESTARTING) or self._closing:
+            return False
+        if state == "restarting":  # the kernel died and the server's auto-restarter revives it
+            self._supervisor.server_restarted_it()
+            return True
+        if not ended:
             return False
         what = server.describe()
         server.forget()
@@ -460,8 +476,10 @@ class EngineClient:
         core = self._core
         if self._sync is not None and msg["parent_header"].get("msg_id") == self._sync[0]:
             for msg_id in self._sync[1]:
-                core.router.forget(msg_id)
+                core.router.status(msg_id, "idle")  # frees a keyed request's key too
             self._sync = None
+            if self.server is not None:
+                self.server.reconnects = 0
             core.refresh_state()
         if msg["header"]["msg_type"] == "kernel_info_reply" and not core.ready:
             core.kernel_session = msg["header"].get("session", "")

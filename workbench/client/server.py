@@ -50,11 +50,14 @@ def server_target(url: str, token: str | None = None) -> ServerTarget:
     ``https://hub/user/NAME/`` too, a ``?token=`` or ``/lab`` left over from a browser
     link taken off); the token from ``--token`` or else the environment."""
     text = url.strip()
-    if "://" not in text:
-        raise ServerError(f"{text!r} is not a server URL (http://host:port/ or https://...)")
-    parts = urllib.parse.urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ServerError(f"{_safe(text)} is not a server URL (http://host:port/ or https://...)")
+    parts = urllib.parse.urlsplit(text if "://" in text else "//" + text)
+    try:
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        port_ok = False
+    if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+        raise ServerError(f"{_safe(text)!r} is not a server URL (http://host:port/ or "
+                          "https://...)")
     query = urllib.parse.parse_qs(parts.query)
     from_link = (query.get("token") or [""])[0]
     segments = parts.path.split("/")
@@ -70,9 +73,12 @@ def server_target(url: str, token: str | None = None) -> ServerTarget:
 
 
 def _safe(url: str) -> str:
-    """``url`` without a query (where a browser link carries its token)."""
-    parts = urllib.parse.urlsplit(url)
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+    """``url`` without a query (where a browser link carries its token) or a password."""
+    head = url.split("?", 1)[0].split("#", 1)[0]
+    scheme, _, rest = head.rpartition("://")
+    netloc, slash, path = rest.partition("/")
+    host = netloc.rpartition("@")[2]
+    return f"{scheme}{'://' if scheme else ''}{host}{slash}{path}"
 
 
 class JupyterServer:
@@ -93,7 +99,7 @@ class JupyterServer:
             **self.headers(), "Content-Type": "application/json"})
         where = self.target.label
         try:
-            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
+            with _OPENER.open(request, timeout=timeout or self.timeout) as response:
                 raw = response.read()
         except urllib.error.HTTPError as exc:
             if exc.code in (401, 403):
@@ -177,6 +183,16 @@ class JupyterServer:
         query = urllib.parse.urlencode({"session_id": session_id})
         return urllib.parse.urlunsplit((scheme, parts.netloc, parts.path
                                         + f"api/kernels/{_quoted(kernel_id)}/channels", query, ""))
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect would carry the token's header to wherever it points: refused."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
 
 
 class KernelGone(ServerError):

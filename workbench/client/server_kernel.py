@@ -25,6 +25,7 @@ from workbench.client.server import (
 from workbench.client.ws_transport import WsTransport
 
 RECONNECT_TRIES = 5
+SERVER_HEARTBEAT_TIMEOUT_S = 10.0  # the server's own loop answers pings: a class can slow it
 
 
 class ServerKernel:
@@ -37,9 +38,17 @@ class ServerKernel:
         self.kernel_id = kernel_id
         self.started_here = False  # we started it: shut down when we close
         self.session_id = uuid.uuid4().hex
-        self.transport = WsTransport("", self.server.headers())
-        self.transport.session.session = self.session_id
+        self.transport = self.new_transport()
         self.reconnects = 0
+
+    def new_transport(self) -> WsTransport:
+        """A transport for this kernel (the client's, again after its I/O thread failed)."""
+        transport = WsTransport(self.transport.ws_url if hasattr(self, "transport") else "",
+                                self.server.headers())
+        transport.session.session = self.session_id
+        transport.info["ip"] = self.label
+        self.transport = transport
+        return transport
 
     @property
     def label(self) -> str:

@@ -31,6 +31,7 @@ CRASH_WINDOW_S = 15.0  # a crash this soon after a reload, with no success since
 # its own ports (``connect_reply``, on either channel that reaches it) is checked at once.
 CONNECT_TIMEOUT_S = 5.0
 RESTART_TIMEOUT_S = 60.0  # an attached kernel asked to restart must answer again within this
+SERVER_RESTART_TIMEOUT_S = 150.0  # a server's restart call (up to 120 s) and then the above
 SHUTDOWN_REPLY_WAIT_S = 2.0  # then reconnect even without the old process's shutdown_reply
 INFO_RESEND_S = 0.5  # an attached kernel's kernel_info_request, again until one answers
 
@@ -111,6 +112,7 @@ class Supervisor:
         self.ports_ok = False  # its connect_reply named the ports of the file
         self.warnings: list[str] = []  # about how it is reached: said once it answers
         self.said: list[str] = []  # those said (a notice each)
+        self.restart_generation = 0  # a server restart's answer belongs to the latest only
 
     @property
     def incarnation(self) -> int:
@@ -293,39 +295,63 @@ class Supervisor:
         core.stats.restarts += 1
         self.reload_notice = Notice(NoticeKind.RESTARTED, f"the kernel on {core.host} restarted")
 
+    def server_restarted_it(self) -> None:
+        """The server says its kernel is restarting without our asking: it died (a crash, the
+        memory it ran out of) and the server's auto-restarter brings it back. What ran is
+        lost; we connect to the new process and load the source again."""
+        core, server = self.core, self.server
+        assert server is not None
+        message = f"the engine died: {server.describe()} restarted by the server"
+        core.stats.crashes += 1
+        core.fail_all(p.EngineFailure, message, crashed=True)
+        core.notice(NoticeKind.CRASHED, message)
+        self._begin_server_restart(f"{server.describe()} restarted")
+        server.transport.close_sockets()
+        self._after_server_restart(self.restart_generation, "")
+
+    def _begin_server_restart(self, said: str) -> None:
+        core = self.core
+        core.set_state(State.RESTARTING)
+        core.interrupt_deadline = None
+        self.reload_id = None
+        core.stale_session = core.kernel_session
+        core.ready = core.got_info = core.iopub_seen = False
+        core.restart_until = time.monotonic() + SERVER_RESTART_TIMEOUT_S
+        core.stats.restarts += 1
+        self.restart_generation += 1
+        self.reload_notice = Notice(NoticeKind.RESTARTED, said)
+
     def _restart_on_server(self) -> None:
-        """The server restarts its kernel (a gone one: a new kernel is started there), then
-        we connect to it afresh."""
+        """The server restarts its kernel (one it no longer has: a new kernel is started
+        there), then we connect to it afresh."""
         core, server = self.core, self.server
         assert server is not None
         if core.state == State.RESTARTING:
             return
-        gone = core.state == State.DEAD
+        gone = server.kernel_id is None  # culled, shut down: never one that may still run
         core.set_state(State.RESTARTING)
         core.interrupt_deadline = None
         self.reload_id = None
         core.fail_all(p.Cancelled, "engine restarted (restart requested)")
-        core.stale_session = core.kernel_session
-        core.ready = core.got_info = core.iopub_seen = False
-        core.restart_until = time.monotonic() + RESTART_TIMEOUT_S
-        core.stats.restarts += 1
-        self.reload_notice = Notice(NoticeKind.RESTARTED, f"{server.describe()} restarted"
-                                    if not gone else f"a new kernel started on {server.label}")
+        self._begin_server_restart(f"{server.describe()} restarted" if not gone
+                                   else f"a new kernel started on {server.label}")
+        generation = self.restart_generation
         kernel_id = server.kernel_id
-        if gone or kernel_id is None:
-            server.forget()
-            self._after_server_restart("")
+        if kernel_id is None:
+            self._after_server_restart(generation, "")
             return
         server.transport.close_sockets()
         server.in_background(lambda: server.server.restart(kernel_id),
-                             self._after_server_restart)
+                             lambda error: self._after_server_restart(generation, error))
 
-    def _after_server_restart(self, error: str) -> None:
+    def _after_server_restart(self, generation: int, error: str) -> None:
         core = self.core
-        core.restart_until = None
+        if generation != self.restart_generation or core.state != State.RESTARTING:
+            return  # an earlier restart's answer, or the client gave up meanwhile
         if error:
             core.die(error)
             return
+        core.restart_until = time.monotonic() + RESTART_TIMEOUT_S  # to be ready again
         self.launch()
 
     def reconnect_after_restart(self) -> None:

@@ -58,9 +58,22 @@ class WsTransport(Transport):
     def connect(self) -> None:
         """(Re)open the WebSocket (same session: the server replays what it buffered)."""
         self.close_sockets()
-        ws = websocket.create_connection(
-            self.ws_url, timeout=CONNECT_TIMEOUT_S, enable_multithread=True, subprotocols=[V1],
-            header=[f"{name}: {value}" for name, value in self._headers.items()])
+        header = [f"{name}: {value}" for name, value in self._headers.items()]
+        try:
+            try:
+                ws = websocket.create_connection(self.ws_url, timeout=CONNECT_TIMEOUT_S,
+                                                 enable_multithread=True, subprotocols=[V1],
+                                                 header=header)
+            except websocket.WebSocketBadStatusException:
+                raise
+            except websocket.WebSocketException:  # a server of the legacy framing only
+                ws = websocket.create_connection(self.ws_url, timeout=CONNECT_TIMEOUT_S,
+                                                 enable_multithread=True, header=header)
+        except websocket.WebSocketBadStatusException as exc:
+            raise ConnectionError(f"the server answered {exc.status_code} to the kernel's "
+                                  "WebSocket") from None
+        except websocket.WebSocketException as exc:
+            raise ConnectionError(f"the kernel's WebSocket: {type(exc).__name__}") from None
         ws.settimeout(None)  # the reader blocks; close() ends it
         self.v1 = ws.getsubprotocol() == V1
         self._ws = ws
@@ -94,6 +107,10 @@ class WsTransport(Transport):
             frame = json.dumps(msg, default=json_default)
         self._send_frame(frame)
         return str(msg["header"]["msg_id"])
+
+    def discard_unsent(self) -> None:
+        """What waited for a socket of an earlier kernel (or connection) is not for this one."""
+        self._unsent = []
 
     def _send_frame(self, frame: str | bytes) -> None:
         """Send now or, the socket broken or not open yet, once it is open again."""
@@ -160,8 +177,8 @@ class WsTransport(Transport):
                 if msg is not None:
                     self._inbox.put((str(msg.pop("channel", "")), msg))
                     self.wake()
-        except (websocket.WebSocketException, OSError, ValueError) as exc:
-            reason = f"the connection to the server broke ({type(exc).__name__}: {exc})"
+        except Exception as exc:  # noqa: BLE001 - any end of the reader is the socket's end
+            reason = f"the connection to the server broke ({type(exc).__name__})"
         if ws is self._ws:
             self._inbox.put((CLOSED, {"reason": reason}))
             self.wake()
