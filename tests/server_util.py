@@ -45,7 +45,10 @@ class JupyterServerProcess:
 
 
 @contextmanager
-def running_jupyter_server(folder: Path) -> Iterator[JupyterServerProcess]:
+def running_jupyter_server(folder: Path, *, gateway: bool = False
+                           ) -> Iterator[JupyterServerProcess]:
+    """``jupyter server``, or with ``gateway`` a Jupyter Kernel Gateway (its REST API and
+    channels, no contents)."""
     prefix = folder / "prefix"
     subprocess.run([sys.executable, "-m", "workbench.cli", "kernelspec", "install", "--prefix",
                     str(prefix)], check=True, capture_output=True, timeout=120)
@@ -57,18 +60,21 @@ def running_jupyter_server(folder: Path) -> Iterator[JupyterServerProcess]:
     env.pop("JUPYTER_TOKEN", None)
     log = folder / "server.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root",
-             f"--port={port}", "--ip=127.0.0.1", f"--IdentityProvider.token={token}",
-             f"--ServerApp.root_dir={folder}", "--ServerApp.port_retries=0"],
-            stdout=out, stderr=subprocess.STDOUT, env=env)
+        argv = ([sys.executable, "-m", "kernel_gateway", f"--KernelGatewayApp.port={port}",
+                 "--KernelGatewayApp.ip=127.0.0.1", f"--KernelGatewayApp.auth_token={token}",
+                 "--KernelGatewayApp.port_retries=0",
+                 "--JupyterWebsocketPersonality.list_kernels=True"] if gateway else
+                [sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root",
+                 f"--port={port}", "--ip=127.0.0.1", f"--IdentityProvider.token={token}",
+                 f"--ServerApp.root_dir={folder}", "--ServerApp.port_retries=0"])
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
     server = JupyterServerProcess(f"http://127.0.0.1:{port}/", token, proc, log)
 
     def answers() -> bool:
         if proc.poll() is not None:
             raise AssertionError(f"jupyter server exited: {log.read_text()[-2000:]}")
         try:
-            server.rest("GET", "api/status")
+            server.rest("GET", "api/kernelspecs")
         except OSError:
             return False
         return True

@@ -102,6 +102,16 @@ def test_a_command_starts_a_kernel_of_its_own_and_shuts_it_down(capsys, prog, ju
     assert {k["id"] for k in jupyter.kernels()} == before  # nothing left behind
 
 
+def test_a_kernel_gateway_runs_the_commands_too(capsys, prog, tmp_path, monkeypatch):
+    pytest.importorskip("kernel_gateway", reason="jupyter_kernel_gateway is not installed")
+    with running_jupyter_server(tmp_path, gateway=True) as gateway:
+        monkeypatch.setenv("JUPYTER_TOKEN", gateway.token)
+        argv = ("trace", prog, "selu", "--args", "f32[4]", "--format", "json")
+        local, remote = run_cli(capsys, *argv), run_cli(capsys, *argv, "--server", gateway.url)
+        assert local[0] == 0 and remote == local
+        assert gateway.kernels() == []  # the command's kernel shut down after it
+
+
 # --------------------------------------------------------------------------- bad input
 
 

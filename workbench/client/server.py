@@ -123,16 +123,15 @@ class JupyterServer:
                               f"{path} is not JSON)") from None
 
     def check(self) -> str:
-        """The server's version: proof that it speaks Jupyter's REST API (and our token)."""
+        """The server's version: proof that it speaks Jupyter's REST API (a Jupyter Server,
+        a JupyterHub user's server, a Kernel Gateway). The token is proved by the next call."""
         try:
-            reply = self._call("GET", "api/status")
+            version = self._call("GET", "api")
         except _HttpError as exc:
             raise ServerError(f"{self.target.label} answers, but not as a Jupyter Server "
-                              f"({exc.code} for api/status; a JupyterHub's is your own server's "
+                              f"({exc.code} for /api; a JupyterHub's is your own server's "
                               "URL, https://HUB/user/NAME/)") from None
-        version = self._call("GET", "api")
-        if not isinstance(reply, dict) or not isinstance(version, dict) \
-                or "version" not in version:
+        if not isinstance(version, dict) or "version" not in version:
             raise ServerError(f"{self.target.label} answers, but not as a Jupyter Server")
         return str(version["version"])
 
