@@ -89,3 +89,80 @@ def running_jupyter_server(folder: Path, *, gateway: bool = False
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+
+
+HUB_CONFIG = """
+c = get_config()  # noqa: F821
+c.JupyterHub.ip = "127.0.0.1"
+c.JupyterHub.port = {port}
+c.JupyterHub.hub_port = {hub_port}
+c.JupyterHub.authenticator_class = "dummy"
+c.JupyterHub.spawner_class = "simple"
+c.Spawner.cmd = [{python!r}, "-m", "jupyterhub.singleuser"]
+c.Spawner.args = ["--allow-root"]
+c.Spawner.environment = {{"JUPYTER_PATH": {jupyter_path!r}}}
+c.Spawner.default_url = "/lab"
+c.JupyterHub.db_url = "sqlite:///{folder}/hub.sqlite"
+c.JupyterHub.cookie_secret_file = "{folder}/cookie_secret"
+c.ConfigurableHTTPProxy.pid_file = "{folder}/proxy.pid"
+c.JupyterHub.load_roles = [{{"name": "teacher", "scopes": ["admin:users", "admin:servers",
+                            "tokens"], "services": ["class"]}}]
+c.JupyterHub.services = [{{"name": "class", "api_token": {admin_token!r}}}]
+"""
+
+
+@contextmanager
+def running_jupyterhub(folder: Path, user: str = "ada") -> Iterator[JupyterServerProcess]:
+    """A JupyterHub (dummy authenticator, local-process spawner) with ``user``'s server
+    started: its URL is the user's (``http://127.0.0.1:PORT/user/NAME/``), its token the
+    user's own API token."""
+    prefix = folder / "prefix"
+    subprocess.run([sys.executable, "-m", "workbench.cli", "kernelspec", "install", "--prefix",
+                    str(prefix)], check=True, capture_output=True, timeout=120)
+    port, hub_port = free_ports(2)
+    admin = secrets.token_hex(16)
+    config = folder / "jupyterhub_config.py"
+    config.write_text(HUB_CONFIG.format(port=port, hub_port=hub_port, folder=folder,
+                                        python=sys.executable,
+                                        jupyter_path=str(prefix / "share" / "jupyter"),
+                                        admin_token=admin))
+    log = folder / "hub.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)],
+                                cwd=folder, stdout=out, stderr=subprocess.STDOUT, env=env)
+    hub = JupyterServerProcess(f"http://127.0.0.1:{port}/hub/", admin, proc, log)
+
+    def answers() -> bool:
+        if proc.poll() is not None:
+            raise AssertionError(f"jupyterhub exited: {log.read_text()[-3000:]}")
+        try:
+            hub.rest("GET", "api/")
+        except OSError:
+            return False
+        return True
+
+    try:
+        wait_until(answers, 90, "the JupyterHub to answer")
+        hub.rest("POST", f"api/users/{user}")
+        token = hub.rest("POST", f"api/users/{user}/tokens", {"note": "workbench test"})["token"]
+        hub.rest("POST", f"api/users/{user}/server")
+        server = JupyterServerProcess(f"http://127.0.0.1:{port}/user/{user}/", token, proc, log)
+
+        def spawned() -> bool:
+            try:
+                server.rest("GET", "api/kernelspecs")
+            except OSError:
+                return False
+            return True
+
+        wait_until(spawned, 90, f"{user}'s server to start")
+        yield server
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)

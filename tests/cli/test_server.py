@@ -187,3 +187,21 @@ def _without(value, keys):
     if isinstance(value, list):
         return [_without(v, keys) for v in value]
     return value
+
+
+def test_a_jupyterhub_users_server_runs_the_commands(capsys, prog, tmp_path, monkeypatch):
+    import shutil
+
+    pytest.importorskip("jupyterhub", reason="jupyterhub is not installed")
+    if shutil.which("configurable-http-proxy") is None:
+        pytest.skip("JupyterHub's proxy, configurable-http-proxy (npm), is not installed")
+    from tests.server_util import running_jupyterhub
+
+    with running_jupyterhub(tmp_path) as ada:
+        monkeypatch.delenv("JUPYTER_TOKEN", raising=False)
+        monkeypatch.setenv("JUPYTERHUB_API_TOKEN", ada.token)  # as a hub's terminal has it
+        argv = ("trace", prog, "selu", "--args", "f32[4]", "--format", "json")
+        local = run_cli(capsys, *argv)
+        remote = run_cli(capsys, *argv, "--server", ada.url + "lab")  # the browser's URL
+        assert local[0] == 0 and remote == local
+        assert ada.kernels() == []
