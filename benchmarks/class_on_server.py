@@ -110,6 +110,23 @@ def server_kernel_pids(kernel_ids: list[str]) -> list[int]:
     return pids
 
 
+def gpu_memory(pids: list[int]) -> list[float]:
+    """MiB of GPU memory each of ``pids`` holds (nvidia-smi), where there is a GPU."""
+    import shutil
+    import subprocess
+
+    if shutil.which("nvidia-smi") is None:
+        return []
+    out = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory",
+                          "--format=csv,noheader,nounits"], capture_output=True, text=True)
+    held = {}
+    for line in out.stdout.splitlines():
+        pid, _, used = line.partition(",")
+        if pid.strip().isdigit() and used.strip().replace(".", "").isdigit():
+            held[int(pid)] = float(used)
+    return [held[pid] for pid in pids if pid in held]
+
+
 def quantiles(samples: list[float]) -> tuple[float, float]:
     s = sorted(samples)
     return statistics.median(s), s[min(len(s) - 1, round(0.95 * (len(s) - 1)))]
@@ -139,7 +156,9 @@ def main() -> None:
         started = ready(clients)
         times = run_class(clients, args.rounds)
         ids = [c.server.kernel_id for c in clients if c.server and c.server.kernel_id]
-        rss = [kernel_rss(pid) for pid in server_kernel_pids(ids)]
+        pids = server_kernel_pids(ids)
+        rss = [kernel_rss(pid) for pid in pids]
+        gpu = gpu_memory(pids)
         for client in clients:
             client.close()
 
@@ -164,6 +183,12 @@ def main() -> None:
               f"max {max(rss) / 2**20:.0f} MB over {len(rss)} kernels "
               f"(a local kernel: {local_rss / 2**20:.0f} MB); "
               f"a class of 30: about {30 * per / 2**30:.1f} GB of host memory for the kernels")
+    if gpu:
+        per_gpu = statistics.median(gpu)
+        print(f"GPU memory per kernel: median {per_gpu:.0f} MiB, max {max(gpu):.0f} MiB over "
+              f"{len(gpu)} kernels (XLA_PYTHON_CLIENT_PREALLOCATE="
+              f"{os.environ.get('XLA_PYTHON_CLIENT_PREALLOCATE', 'true')}); a class of 30: "
+              f"about {30 * per_gpu / 1024:.1f} GiB of GPU memory")
 
 
 if __name__ == "__main__":

@@ -218,7 +218,10 @@ def hidden_params(value: Any) -> Mapping[str, Any] | None:
     """
     from jax._src import hijax
 
-    if isinstance(value, hijax.VJPHiPrimitive):
+    # Named VJPHiPrimitive up to JAX 0.10; where it is gone, a primitive param with its
+    # own params dict is the same thing.
+    kind = getattr(hijax, "VJPHiPrimitive", None) or getattr(hijax, "HiPrimitive", None)
+    if kind is not None and isinstance(value, kind):
         params = getattr(value, "params", None)
         if isinstance(params, Mapping):
             return params
@@ -258,8 +261,10 @@ def _install_custom_lin_hook() -> None:
     from jax._src.interpreters import ad
 
     with _hook_lock:
-        original = ad.primitive_transposes[ad.custom_lin_p]
-        if getattr(original, "_workbench_rule_frames", False):
+        original = ad.primitive_transposes.get(ad.custom_lin_p)
+        if original is None or getattr(original, "_workbench_rule_frames", False):
+            # None: a JAX (0.11) that transposes custom_lin elsewhere. Backward rules' equations
+            # then keep the forward call's frames, as JAX itself gives them.
             _hook_installed = True
             return
 
