@@ -171,8 +171,10 @@ class Supervisor:
             if silent and core.restart_until is None:
                 where = transport.info.get("ip", "?")
                 if self.server is not None:
-                    core.die(f"lost contact with {self.server.describe()} (no answer for "
-                             f"{self.heartbeat_timeout:g} s): the server or the network is down")
+                    # Silent (a half-open connection, a network gone): drop the socket; the
+                    # reconnect then finds the server, or says why not.
+                    transport.hb_last, transport.hb_sent = now, None
+                    self.server.transport.abort()
                 elif transport.hb_ever or core.heard:
                     core.die(f"lost contact with the kernel on {core.host} (no heartbeat for "
                              f"{self.heartbeat_timeout:g} s): it died or the network is down; "

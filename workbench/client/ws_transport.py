@@ -183,11 +183,21 @@ class WsTransport(Transport):
             self._inbox.put((CLOSED, {"reason": reason}))
             self.wake()
 
+    def abort(self) -> None:
+        """End the socket as a dropped network does: the reader wakes and says it closed
+        (the client then reconnects). A close() alone leaves a blocked read asleep."""
+        ws = self._ws
+        if ws is not None:
+            with contextlib.suppress(Exception):
+                ws.abort()
+
     def close_sockets(self) -> None:
         ws, self._ws = self._ws, None
         if ws is not None:
-            with contextlib.suppress(websocket.WebSocketException, OSError):
-                ws.close(timeout=1)
+            with contextlib.suppress(Exception):
+                ws.abort()  # wakes the reader, which then ends without a word (not ours)
+            with contextlib.suppress(Exception):
+                ws.close(timeout=0)
         self.sockets = {}
 
 
