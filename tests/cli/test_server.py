@@ -99,7 +99,8 @@ def test_a_command_starts_a_kernel_of_its_own_and_shuts_it_down(capsys, prog, ju
     code, out, err = run_cli(capsys, "trace", prog, "selu", "--args", "f32[3]", "--server",
                              jupyter.url)
     assert code == 0 and "exp" in out, err
-    assert {k["id"] for k in jupyter.kernels()} == before  # nothing left behind
+    # Nothing left behind: the command waited for the server's shutdown of its kernel.
+    assert {k["id"] for k in jupyter.kernels()} == before
 
 
 def test_a_kernel_gateway_runs_the_commands_too(capsys, prog, tmp_path, monkeypatch):

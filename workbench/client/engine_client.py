@@ -58,6 +58,7 @@ from workbench.client.server import ServerError, ServerTarget
 from workbench.client.server_kernel import (
     RECONNECT_TRIES,
     SERVER_HEARTBEAT_TIMEOUT_S,
+    SERVER_SHUTDOWN_WAIT_S,
     ServerKernel,
 )
 from workbench.client.stop import Stopper
@@ -237,6 +238,8 @@ class EngineClient:
             return
         self._closing = True
         self._core.transport.wake()
+        if self.server is not None and self.server.started_here:
+            timeout = max(timeout, SERVER_SHUTDOWN_WAIT_S)  # its DELETE, or the kernel leaks
         self._thread.join(timeout)
         _LIVE.discard(self)
 
@@ -444,6 +447,7 @@ class EngineClient:
                 core.transport.connect()
             except (OSError, ConnectionError, ValueError):
                 continue
+            server.reconnected += 1
             # What ran before the drop may have gone idle unheard: once the kernel answers
             # this, everything sent before it is done.
             self._sync = (core.transport.send("shell", "kernel_info_request", {}),

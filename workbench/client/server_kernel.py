@@ -25,6 +25,7 @@ from workbench.client.server import (
 from workbench.client.ws_transport import WsTransport
 
 RECONNECT_TRIES = 5
+SERVER_SHUTDOWN_WAIT_S = 30.0  # for the server to shut down a kernel we started, at close
 SERVER_HEARTBEAT_TIMEOUT_S = 10.0  # the server's own loop answers pings: a class can slow it
 
 
@@ -39,7 +40,8 @@ class ServerKernel:
         self.started_here = False  # we started it: shut down when we close
         self.session_id = uuid.uuid4().hex
         self.transport = self.new_transport()
-        self.reconnects = 0
+        self.reconnects = 0  # tries since the socket last worked (reset once it answers)
+        self.reconnected = 0  # connections opened again, in all
 
     def new_transport(self) -> WsTransport:
         """A transport for this kernel (the client's, again after its I/O thread failed)."""
