@@ -49,12 +49,10 @@ def running_jupyter_server(folder: Path, *, gateway: bool = False
                            ) -> Iterator[JupyterServerProcess]:
     """``jupyter server``, or with ``gateway`` a Jupyter Kernel Gateway (its REST API and
     channels, no contents)."""
-    prefix = folder / "prefix"
-    subprocess.run([sys.executable, "-m", "workbench.cli", "kernelspec", "install", "--prefix",
-                    str(prefix)], check=True, capture_output=True, timeout=120)
+    jupyter_path = _kernelspec_prefix(folder)
     port = free_ports(1)[0]
     token = secrets.token_hex(16)
-    env = {**os.environ, "JUPYTER_PATH": str(prefix / "share" / "jupyter"),
+    env = {**os.environ, "JUPYTER_PATH": str(jupyter_path),
            "JUPYTER_RUNTIME_DIR": str(folder / "runtime"), "JUPYTER_CONFIG_DIR": str(folder),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     env.pop("JUPYTER_TOKEN", None)
@@ -70,25 +68,44 @@ def running_jupyter_server(folder: Path, *, gateway: bool = False
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
     server = JupyterServerProcess(f"http://127.0.0.1:{port}/", token, proc, log)
 
+    try:
+        _wait_answering(server, "api/kernelspecs", 60, "the Jupyter Server")
+        yield server
+    finally:
+        _stop(proc)
+
+
+def _wait_answering(server: JupyterServerProcess, path: str, timeout: float,
+                    what: str) -> None:
+    """Until ``path`` answers; fail with the log's end if the process exits first."""
     def answers() -> bool:
-        if proc.poll() is not None:
-            raise AssertionError(f"jupyter server exited: {log.read_text()[-2000:]}")
+        if server.proc.poll() is not None:
+            raise AssertionError(f"{what} exited: {server.log.read_text()[-3000:]}")
         try:
-            server.rest("GET", "api/kernelspecs")
+            server.rest("GET", path)
         except OSError:
             return False
         return True
 
+    wait_until(answers, timeout, f"{what} to answer")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
     try:
-        wait_until(answers, 60, "the Jupyter Server to answer")
-        yield server
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
+def _kernelspec_prefix(folder: Path) -> Path:
+    """The workbench kernelspec installed under ``folder/prefix``; the folder Jupyter
+    finds it in (for JUPYTER_PATH)."""
+    prefix = folder / "prefix"
+    subprocess.run([sys.executable, "-m", "workbench.cli", "kernelspec", "install", "--prefix",
+                    str(prefix)], check=True, capture_output=True, timeout=120)
+    return prefix / "share" / "jupyter"
 
 
 HUB_CONFIG = """
@@ -116,15 +133,13 @@ def running_jupyterhub(folder: Path, user: str = "ada") -> Iterator[JupyterServe
     """A JupyterHub (dummy authenticator, local-process spawner) with ``user``'s server
     started: its URL is the user's (``http://127.0.0.1:PORT/user/NAME/``), its token the
     user's own API token."""
-    prefix = folder / "prefix"
-    subprocess.run([sys.executable, "-m", "workbench.cli", "kernelspec", "install", "--prefix",
-                    str(prefix)], check=True, capture_output=True, timeout=120)
+    jupyter_path = _kernelspec_prefix(folder)
     port, hub_port = free_ports(2)
     admin = secrets.token_hex(16)
     config = folder / "jupyterhub_config.py"
     config.write_text(HUB_CONFIG.format(port=port, hub_port=hub_port, folder=folder,
                                         python=sys.executable,
-                                        jupyter_path=str(prefix / "share" / "jupyter"),
+                                        jupyter_path=str(jupyter_path),
                                         admin_token=admin))
     log = folder / "hub.log"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
@@ -134,35 +149,14 @@ def running_jupyterhub(folder: Path, user: str = "ada") -> Iterator[JupyterServe
                                 cwd=folder, stdout=out, stderr=subprocess.STDOUT, env=env)
     hub = JupyterServerProcess(f"http://127.0.0.1:{port}/hub/", admin, proc, log)
 
-    def answers() -> bool:
-        if proc.poll() is not None:
-            raise AssertionError(f"jupyterhub exited: {log.read_text()[-3000:]}")
-        try:
-            hub.rest("GET", "api/")
-        except OSError:
-            return False
-        return True
-
     try:
-        wait_until(answers, 90, "the JupyterHub to answer")
+        _wait_answering(hub, "api/", 90, "the JupyterHub")
         hub.rest("POST", f"api/users/{user}")
         token = hub.rest("POST", f"api/users/{user}/tokens", {"note": "workbench test"})["token"]
         hub.rest("POST", f"api/users/{user}/server")
         server = JupyterServerProcess(f"http://127.0.0.1:{port}/user/{user}/", token, proc, log)
 
-        def spawned() -> bool:
-            try:
-                server.rest("GET", "api/kernelspecs")
-            except OSError:
-                return False
-            return True
-
-        wait_until(spawned, 90, f"{user}'s server to start")
+        _wait_answering(server, "api/kernelspecs", 90, f"{user}'s server")
         yield server
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        _stop(proc)
