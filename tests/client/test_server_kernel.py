@@ -1,12 +1,16 @@
 """The engine client on a kernel of a real Jupyter Server: Stop interrupts through the server
-and says where the code was, restart goes through the server and loads the source again, a
-kernel the server ends is reported (and a new one started on request), and a WebSocket that
-drops is reconnected without losing the reply in flight."""
+and says where the code was; restart goes through the server and loads the source again (so
+does a restart from JupyterLab, said as a restart, not a crash); a kernel the server ends is
+reported (and a new one started on request); a WebSocket that drops is reconnected, waiting
+longer between tries, without losing the reply in flight; a reply the server could not
+replay fails its request at once."""
 
 from __future__ import annotations
 
 import queue
 import socket
+import threading
+import uuid
 from pathlib import Path
 
 import pytest
@@ -97,6 +101,22 @@ def test_restart_goes_through_the_server_and_loads_the_source_again(client, jupy
     assert isinstance(traced, p.Result)
 
 
+def test_a_restart_from_jupyterlab_is_a_restart_not_a_crash_and_the_source_comes_back(
+        client, jupyter):
+    assert isinstance(_load(client), p.Result)
+    kernel_id = client.server.kernel_id
+    before = _kernel_pid(kernel_id)
+    jupyter.rest("POST", f"api/kernels/{kernel_id}/restart")  # JupyterLab's Restart
+    wait_until(lambda: any(n.kind == NoticeKind.RESTARTED and n.reloaded
+                           for n in _drain_into(client)), 90, "the reload after the restart")
+    said = [n for n in client.seen if n.kind in (NoticeKind.RESTARTED, NoticeKind.CRASHED)]
+    assert [n.kind for n in said] == [NoticeKind.RESTARTED], said
+    assert "restarted from outside the workbench" in said[0].message
+    assert client.stats.crashes == 0
+    assert _kernel_pid(kernel_id) not in (None, before)
+    assert isinstance(client.call(p.Trace(name="double", args="f32[2]"), timeout=60), p.Result)
+
+
 def test_a_kernel_the_server_ends_is_reported_and_a_new_one_starts_on_request(client, jupyter):
     assert isinstance(_load(client), p.Result)
     gone = client.server.kernel_id
@@ -124,6 +144,53 @@ def test_a_dropped_websocket_reconnects_without_losing_the_reply_in_flight(clien
     # Its idle status may have gone with the old socket: the kernel's answer to what the
     # client asked after reconnecting proves it done.
     wait_until(lambda: client.state == State.IDLE, 30, "idle after the reconnect")
+
+
+def test_a_reply_lost_with_the_socket_fails_its_request_once_the_kernel_is_idle_again(
+        client, jupyter):
+    assert isinstance(_load(client), p.Result)
+    replies: queue.SimpleQueue = queue.SimpleQueue()
+    slow = SOURCE + "import threading\nthreading.Event().wait(1.0)\nafter = 1\n"
+    client.request(p.LoadSource(source=slow, filename=FILENAME), replies.put)
+    wait_until(lambda: client.state == State.BUSY, 30, "the request to run")
+    # The I/O thread held while the socket is down and the reply goes out: then the client
+    # comes back as a new session, so the server has nothing to replay to it.
+    held, holding = threading.Event(), threading.Event()
+    transport = client.server.transport
+    transport.call(lambda: (holding.set(), held.wait(60)))
+    wait_until(holding.is_set, 30, "the I/O thread to be held")
+    transport._ws.sock.shutdown(socket.SHUT_RDWR)
+
+    def kernel_state() -> str:
+        return next(k["execution_state"] for k in jupyter.kernels()
+                    if k["id"] == client.server.kernel_id)
+
+    wait_until(lambda: kernel_state() == "idle", 30, "the kernel to answer, unheard")
+    transport.ws_url = transport.ws_url.replace(client.server.session_id, uuid.uuid4().hex)
+    held.set()
+    reply = replies.get(timeout=30)
+    assert isinstance(reply, p.EngineFailure), reply
+    assert "reply was lost" in reply.message and "run it again" in reply.message
+    wait_until(lambda: client.state == State.IDLE, 30, "idle after the reconnect")
+    assert isinstance(client.call(p.Ping(), 30), p.Result)  # and the client goes on
+
+
+def test_reconnecting_waits_longer_each_time_and_goes_on_once_the_server_answers(client):
+    assert isinstance(_load(client), p.Result)
+    transport = client.server.transport
+    real_url = transport.ws_url
+    with socket.socket() as closed:  # a port where nothing listens: refused at once
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    transport.ws_url = f"ws://127.0.0.1:{port}/api/kernels/x/channels"
+    transport._ws.sock.shutdown(socket.SHUT_RDWR)
+    wait_until(lambda: client.server.reconnects >= 2, 30, "two refused tries")
+    # Refused at once, yet not all tries spent at once: it waits between them.
+    assert client.state != State.DEAD
+    transport.ws_url = real_url
+    wait_until(lambda: client.server.reconnected == 1, 30, "the reconnect")
+    assert isinstance(client.call(p.Ping(), 30), p.Result)
+    wait_until(lambda: client.server.reconnects == 0, 30, "the tries counted from zero again")
 
 
 def _kernel_pid(kernel_id: str) -> int | None:

@@ -1,12 +1,14 @@
 """The window on a kernel of a real Jupyter Server (``workbench --server URL``): it traces on
-that kernel, the status bar names the server and the kernel's devices, the console pane says
-where the console is, and the token is nowhere on screen."""
+that kernel, the status bar names the server and the kernel's devices, the console shares the
+kernel's names over its own WebSocket (and opens it again when it drops), and the token is
+nowhere on screen."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.server_util import running_jupyter_server
+from tests.ui.test_console import console_text
 from workbench.api import messages as p
 from workbench.client.server import server_target
 from workbench.ui.control.engine_bridge import EngineBridge
@@ -37,8 +39,24 @@ def test_the_window_runs_on_a_server_kernel_and_names_the_server(qtbot, make_win
     assert window.engine.client.server.kernel_id in kernels  # the server's kernel ran it
     assert isinstance(window.engine.client.call(p.Ping(), 30), p.Result)
     qtbot.waitUntil(lambda: "cpu" in window.status_widgets.devices_label.text(), timeout=30000)
-    placeholder = window.console_panel._placeholder.text()
-    assert "JupyterLab's" in placeholder and f"127.0.0.1:{port}" in placeholder
+    # The console: on the same kernel, through the server, both ways.
+    qtbot.waitUntil(lambda: "In [" in console_text(window), timeout=30000)
+    console = window.console_panel
+    assert jupyter.token not in repr(console.connection_file)
+    console.execute("print('selu says', float(selu(2.0)))")
+    qtbot.waitUntil(lambda: "selu says 2.0999" in console_text(window), timeout=30000)  # f32
+    console.execute("offset = 100")
+    qtbot.waitUntil(lambda: "In [3]" in console_text(window), timeout=30000)
+    with qtbot.waitSignal(window.sig_traced, timeout=30000) as traced:
+        window.editor.setPlainText(SELU + "\ndef shifted(x):\n    return x + offset\n")
+    with qtbot.waitSignal(window.sig_traced, timeout=30000) as traced:
+        window.controls.function_list.setCurrentText("shifted")
+    assert "add a 100.0" in traced.args[0].text
+    # A dropped socket is opened again with the same session: the console goes on.
+    console.kernel_client._ws.abort()
+    console.execute("print('still', offset + 1)")
+    qtbot.waitUntil(lambda: "still 101" in console_text(window), timeout=30000)
+    assert "lost the kernel" not in console_text(window)
     shown = " ".join([window.windowTitle(), window.status.text(), window.status.toolTip(),
-                      placeholder, window.notice_text.toPlainText()])
+                      console_text(window), window.notice_text.toPlainText()])
     assert jupyter.token not in shown

@@ -56,7 +56,7 @@ from workbench.client.launch import KernelProcess, death_reason, private_connect
 from workbench.client.routing import Pending, Stats
 from workbench.client.server import ServerError, ServerTarget
 from workbench.client.server_kernel import (
-    RECONNECT_TRIES,
+    RECONNECT_WAITS_S,
     SERVER_HEARTBEAT_TIMEOUT_S,
     SERVER_SHUTDOWN_WAIT_S,
     ServerKernel,
@@ -140,6 +140,7 @@ class EngineClient:
                                 interrupt=self.server.interrupt if self.server else None)
 
         self._sync: tuple[str, set[str]] | None = None  # after a server reconnect (its id)
+        self._reconnect_at: tuple[float, str] | None = None  # the next try, and why
         self._io_lock = threading.RLock()  # a callback run under it may make a request
         self._io_gone = False  # the I/O thread ended: requests are answered on the caller's
         self._thread = self._io_thread(self._launch)
@@ -343,6 +344,7 @@ class EngineClient:
         core.transport.hb_ever = False
         if self.server is not None:
             self.server.transport.discard_unsent()  # for a kernel that is gone or restarted
+            self._reconnect_at = None  # this launch connects
             try:
                 self.server.attach()
             except ServerError as exc:
@@ -441,24 +443,37 @@ class EngineClient:
             core.die(f"{what} is gone (the server culled it, or it was shut down): "
                      "your text is kept; Restart engine starts a new kernel there")
             return
-        while server.reconnects < RECONNECT_TRIES:
-            server.reconnects += 1
-            try:
-                core.transport.connect()
-            except (OSError, ConnectionError, ValueError):
-                continue
-            server.reconnected += 1
-            # What ran before the drop may have gone idle unheard: once the kernel answers
-            # this, everything sent before it is done.
-            self._sync = (core.transport.send("shell", "kernel_info_request", {}),
-                          set(core.router.outstanding | core.router.busy_parents))
+        self._reconnect(reason)
+
+    def _reconnect(self, reason: str) -> None:
+        """One try to open the server's WebSocket again; the next one later (``_tick``),
+        waiting longer each time: a server that restarts or a proxy that sheds load is
+        not hammered."""
+        core, server = self._core, self.server
+        assert server is not None
+        self._reconnect_at = None
+        if server.reconnects >= len(RECONNECT_WAITS_S):
+            core.die(f"lost the connection to {server.describe()} ({reason})")
             return
-        core.die(f"lost the connection to {server.describe()} ({reason})")
+        server.reconnects += 1
+        try:
+            core.transport.connect()
+        except (OSError, ConnectionError, ValueError) as exc:
+            self._reconnect_at = (time.monotonic() + RECONNECT_WAITS_S[server.reconnects - 1],
+                                  f"{reason.split('; opening it again: ')[0]}; opening it "
+                                  f"again: {exc}")
+            return
+        server.reconnected += 1
+        # What ran before the drop may have gone idle unheard: once the kernel is idle
+        # after this, everything sent before it is done.
+        self._sync = (core.transport.send("shell", "kernel_info_request", {}),
+                      set(core.router.outstanding | core.router.busy_parents))
 
     def _server_kernel_ended(self, kind: str, content: dict[str, Any]) -> bool:
         """The server shut the kernel down (a culler, the user in JupyterLab: it broadcasts
         the kernel's ``shutdown_reply``) or could not restart it (status ``dead``): said,
-        and Restart starts a new kernel there. The WebSocket stays open meanwhile."""
+        and Restart starts a new kernel there. The WebSocket stays open meanwhile. A
+        restart someone else asked for, or the server's after a crash: followed."""
         core, server = self._core, self.server
         assert server is not None
         state = content.get("execution_state") if kind == "status" else None
@@ -468,6 +483,9 @@ class EngineClient:
         if state == "restarting":  # the kernel died and the server's auto-restarter revives it
             self._supervisor.server_restarted_it()
             return True
+        if kind == "shutdown_reply" and content.get("restart") is True:
+            self._supervisor.server_restarted_elsewhere()  # ours would be RESTARTING already
+            return True
         if not ended:
             return False
         what = server.describe()
@@ -476,15 +494,27 @@ class EngineClient:
                  "kept; Restart engine starts a new kernel there")
         return True
 
+    def _synced(self) -> None:
+        """The kernel went idle after the request sent as the socket came back: what was
+        sent before it is done. A request still unanswered lost its reply with the old
+        socket (the server had none to replay): it fails now, not at its timeout."""
+        core = self._core
+        assert self._sync is not None
+        for msg_id in self._sync[1]:
+            lost = core.router.lost(msg_id)
+            if lost is not None and not (lost.quiet or lost.internal):
+                what = self.server.describe() if self.server is not None else "the kernel"
+                core.emit(lost.on_reply, p.EngineFailure(
+                    lost.request.id, f"its reply was lost when the connection to {what} "
+                    "dropped: run it again"))
+            core.router.status(msg_id, "idle")  # frees a keyed request's key too
+        self._sync = None
+        if self.server is not None:
+            self.server.reconnects = 0
+        core.refresh_state()
+
     def _on_shell(self, msg: dict[str, Any]) -> None:
         core = self._core
-        if self._sync is not None and msg["parent_header"].get("msg_id") == self._sync[0]:
-            for msg_id in self._sync[1]:
-                core.router.status(msg_id, "idle")  # frees a keyed request's key too
-            self._sync = None
-            if self.server is not None:
-                self.server.reconnects = 0
-            core.refresh_state()
         if msg["header"]["msg_type"] == "kernel_info_reply" and not core.ready:
             core.kernel_session = msg["header"].get("session", "")
             core.got_info = True
@@ -498,6 +528,9 @@ class EngineClient:
         parent = msg.get("parent_header", {}).get("msg_id", "")
         if self.server is not None and self._server_kernel_ended(kind, content):
             return
+        if (self._sync is not None and parent == self._sync[0] and kind == "status"
+                and content.get("execution_state") == "idle"):
+            self._synced()  # iopub: after every reply published before it
         if kind == "status":
             core.router.status(parent, content.get("execution_state"))
             self._send_queued()  # a key its request's idle freed (its reply may be lost)
@@ -636,6 +669,8 @@ class EngineClient:
         now = time.monotonic()
         if core.state == State.DEAD:
             return
+        if self._reconnect_at is not None and now >= self._reconnect_at[0]:
+            self._reconnect(self._reconnect_at[1])
         if self._process is not None and self._process.exited():
             self._supervisor.on_death(death_reason(self._process.returncode))
             return

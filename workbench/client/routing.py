@@ -155,9 +155,8 @@ class Router:
     def carried(self, msg_id: str, rid: str) -> None:
         """The shell message ``msg_id`` took ``rid`` to the kernel: when the kernel is idle
         after it, ``rid``'s key is free even if its reply was lost (an interrupt while the
-        kernel sent it)."""
-        if rid in self._key_of:
-            self._carrier[msg_id] = rid
+        kernel sent it), and a reply lost with a server's socket is known (``lost``)."""
+        self._carrier[msg_id] = rid
 
     def settled(self, rid: str) -> None:
         """The kernel answered ``rid`` (wanted or not): its key may send its next request."""
@@ -175,6 +174,20 @@ class Router:
             rid = self._carrier.pop(parent, None)
             if rid is not None:
                 self.settled(rid)  # its reply came before this idle, or never will
+
+    def lost(self, msg_id: str) -> Pending | None:
+        """The shell message ``msg_id`` is done, and the request it carried still waits: its
+        reply was lost (a dropped connection the server could not replay). Taken."""
+        rid = self._carrier.get(msg_id)
+        if rid is None:
+            return None
+        pending = self.pending.get(rid)
+        if pending is None:
+            return None
+        del self.pending[rid]
+        if pending.key is not None and self._latest.get(pending.key) == rid:
+            del self._latest[pending.key]
+        return pending
 
     def forget(self, msg_id: str) -> None:
         """``msg_id`` no longer keeps the kernel busy (Stop's probe, answered)."""

@@ -14,6 +14,7 @@ import contextlib
 import threading
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from workbench.client.server import (
     KERNEL_NAME,
@@ -24,9 +25,18 @@ from workbench.client.server import (
 )
 from workbench.client.ws_transport import WsTransport
 
-RECONNECT_TRIES = 5
+RECONNECT_WAITS_S = (0.25, 0.5, 1.0, 2.0, 4.0)  # after each failed reconnect; then it is lost
 SERVER_SHUTDOWN_WAIT_S = 30.0  # for the server to shut down a kernel we started, at close
 SERVER_HEARTBEAT_TIMEOUT_S = 10.0  # the server's own loop answers pings: a class can slow it
+
+
+@dataclass(frozen=True)
+class ConsoleChannels:
+    """Where a console opens its own WebSocket to the kernel (its own session: the server
+    routes its replies to it alone). The headers carry the token: never shown."""
+
+    url: str
+    headers: dict[str, str] = field(repr=False, compare=False)
 
 
 class ServerKernel:
@@ -39,6 +49,7 @@ class ServerKernel:
         self.kernel_id = kernel_id
         self.started_here = False  # we started it: shut down when we close
         self.session_id = uuid.uuid4().hex
+        self.console_session_id = uuid.uuid4().hex
         self.transport = self.new_transport()
         self.reconnects = 0  # tries since the socket last worked (reset once it answers)
         self.reconnected = 0  # connections opened again, in all
@@ -72,6 +83,14 @@ class ServerKernel:
             self.server.kernel(self.kernel_id)  # KernelGone, said as it is
         self.transport.ws_url = self.server.channels_url(self.kernel_id, self.session_id)
         self.reconnects = 0
+
+    def console_channels(self) -> ConsoleChannels | None:
+        """The console's way to this kernel (None before it is known): equal for as long as
+        the kernel is the same one."""
+        if self.kernel_id is None:
+            return None
+        return ConsoleChannels(self.server.channels_url(self.kernel_id, self.console_session_id),
+                               self.server.headers())
 
     def forget(self) -> None:
         """The kernel is gone: the next ``attach`` starts a new one."""

@@ -311,6 +311,19 @@ class Supervisor:
         server.transport.close_sockets()
         self._after_server_restart(self.restart_generation, "")
 
+    def server_restarted_elsewhere(self) -> None:
+        """Someone else restarted the server's kernel (JupyterLab's Restart, another client:
+        the server broadcasts the old process's ``shutdown_reply``). Not a crash: what ran
+        is lost, and we connect to the new process and load the source again."""
+        core, server = self.core, self.server
+        assert server is not None
+        said = (f"{server.describe()} was restarted from outside the workbench "
+                "(JupyterLab's Restart, or another client of the server)")
+        core.fail_all(p.Cancelled, f"engine restarted: {said}")
+        self._begin_server_restart(said)
+        server.transport.close_sockets()
+        self._after_server_restart(self.restart_generation, "")
+
     def _begin_server_restart(self, said: str) -> None:
         core = self.core
         core.set_state(State.RESTARTING)

@@ -58,23 +58,7 @@ class WsTransport(Transport):
     def connect(self) -> None:
         """(Re)open the WebSocket (same session: the server replays what it buffered)."""
         self.close_sockets()
-        header = [f"{name}: {value}" for name, value in self._headers.items()]
-        try:
-            try:
-                ws = websocket.create_connection(self.ws_url, timeout=CONNECT_TIMEOUT_S,
-                                                 enable_multithread=True, subprotocols=[V1],
-                                                 header=header)
-            except websocket.WebSocketBadStatusException:
-                raise
-            except websocket.WebSocketException:  # a server of the legacy framing only
-                ws = websocket.create_connection(self.ws_url, timeout=CONNECT_TIMEOUT_S,
-                                                 enable_multithread=True, header=header)
-        except websocket.WebSocketBadStatusException as exc:
-            raise ConnectionError(f"the server answered {exc.status_code} to the kernel's "
-                                  "WebSocket") from None
-        except websocket.WebSocketException as exc:
-            raise ConnectionError(f"the kernel's WebSocket: {type(exc).__name__}") from None
-        ws.settimeout(None)  # the reader blocks; close() ends it
+        ws = open_channels(self.ws_url, self._headers)
         self.v1 = ws.getsubprotocol() == V1
         self._ws = ws
         self.sockets = {}
@@ -91,21 +75,8 @@ class WsTransport(Transport):
     def send(self, channel: str, msg_type: str, content: dict[str, Any],
              buffers: list[Any] | None = None) -> str:
         msg = self.session.msg(msg_type, content)
-        if self.v1:
-            pack = self.session.pack
-            parts = [pack(msg[part]) for part in ("header", "parent_header", "metadata",
-                                                  "content")]
-            self._send_frame(serialize_v1([*parts, *(bytes(b) for b in buffers or [])],
-                                          channel))
-            return str(msg["header"]["msg_id"])
-        msg["channel"] = channel
-        msg["buffers"] = [bytes(b) for b in buffers or []]
-        if msg["buffers"]:
-            frame: str | bytes = serialize_binary_message(msg)
-        else:
-            del msg["buffers"]
-            frame = json.dumps(msg, default=json_default)
-        self._send_frame(frame)
+        msg["buffers"] = list(buffers or [])
+        self._send_frame(encode(msg, channel, self.v1, self.session.pack))
         return str(msg["header"]["msg_id"])
 
     def discard_unsent(self) -> None:
@@ -171,9 +142,7 @@ class WsTransport(Transport):
                 if opcode not in (websocket.ABNF.OPCODE_TEXT, websocket.ABNF.OPCODE_BINARY):
                     continue
                 self.hb_last = time.monotonic()  # anything heard proves the link
-                binary = opcode == websocket.ABNF.OPCODE_BINARY
-                msg = (_decode_v1(frame.data) if binary and self.v1
-                       else _decode(frame.data, binary))
+                msg = decode(frame.data, opcode == websocket.ABNF.OPCODE_BINARY, self.v1)
                 if msg is not None:
                     self._inbox.put((str(msg.pop("channel", "")), msg))
                     self.wake()
@@ -199,6 +168,49 @@ class WsTransport(Transport):
             with contextlib.suppress(Exception):
                 ws.close(timeout=0)
         self.sockets = {}
+
+
+def open_channels(url: str, headers: dict[str, str]) -> websocket.WebSocket:
+    """A kernel's channels WebSocket, in the v1 framing where the server offers it; raises
+    ``ConnectionError`` with the reason. Reads on it block (closing it ends them)."""
+    header = [f"{name}: {value}" for name, value in headers.items()]
+    try:
+        try:
+            ws = websocket.create_connection(url, timeout=CONNECT_TIMEOUT_S,
+                                             enable_multithread=True, subprotocols=[V1],
+                                             header=header)
+        except websocket.WebSocketBadStatusException:
+            raise
+        except websocket.WebSocketException:  # a server of the legacy framing only
+            ws = websocket.create_connection(url, timeout=CONNECT_TIMEOUT_S,
+                                             enable_multithread=True, header=header)
+    except websocket.WebSocketBadStatusException as exc:
+        raise ConnectionError(f"the server answered {exc.status_code} to the kernel's "
+                              "WebSocket") from None
+    except websocket.WebSocketException as exc:
+        raise ConnectionError(f"the kernel's WebSocket: {type(exc).__name__}") from None
+    ws.settimeout(None)
+    return ws
+
+
+def encode(msg: dict[str, Any], channel: str, v1: bool,
+           pack: Callable[[Any], bytes]) -> str | bytes:
+    """One frame for a message made by a ``jupyter_client`` session (unsigned: the server
+    signs it), its buffers under ``"buffers"``."""
+    buffers = [bytes(b) for b in msg.get("buffers") or []]
+    if v1:
+        parts = [pack(msg[part]) for part in ("header", "parent_header", "metadata", "content")]
+        return serialize_v1([*parts, *buffers], channel)
+    plain = {k: v for k, v in msg.items() if k != "buffers"}
+    plain["channel"] = channel
+    if buffers:
+        return serialize_binary_message({**plain, "buffers": buffers})
+    return json.dumps(plain, default=json_default)
+
+
+def decode(data: bytes | str, binary: bool, v1: bool) -> dict[str, Any] | None:
+    """A message from one frame, its channel under ``"channel"``; None for anything else."""
+    return _decode_v1(data) if binary and v1 else _decode(data, binary)
 
 
 def _ack_at_once(ws: websocket.WebSocket) -> None:

@@ -18,6 +18,7 @@ from workbench.api import messages as p
 
 if TYPE_CHECKING:  # jupyter_client and zmq load in start(), after the window's first frame
     from workbench.client.engine_client import EngineClient
+    from workbench.client.server_kernel import ConsoleChannels
 
 ReplyHandler = Callable[[p.Reply], None]
 EventHandler = Callable[[p.Event], None]
@@ -93,6 +94,14 @@ class EngineBridge(QObject):
     def connection_file(self) -> str | None:
         path = self._client.connection_file if self._client is not None else None
         return str(path) if path is not None else None
+
+    @property
+    def console_target(self) -> str | ConsoleChannels | None:
+        """What the console attaches to: the connection file, or a server kernel's channels."""
+        server = getattr(self._client, "server", None)
+        if server is not None:
+            return server.console_channels()
+        return self.connection_file
 
     @property
     def server_kernel(self) -> str | None:

@@ -1,15 +1,19 @@
-"""The IPython console (qtconsole) on the engine's own kernel: one namespace for both."""
+"""The IPython console (qtconsole) on the engine's own kernel: one namespace for both. A
+local or SSH kernel's through its connection file, a Jupyter Server's over its WebSocket."""
 
 from __future__ import annotations
 
 import logging
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from workbench.api.cells import CellOutput
+
+if TYPE_CHECKING:
+    from workbench.client.server_kernel import ConsoleChannels
 
 os.environ.setdefault("QT_API", "pyside6")  # qtconsole goes through qtpy
 
@@ -26,29 +30,35 @@ class ConsolePanel(QWidget):
         self._layout.addWidget(self._placeholder)
         self.widget = None
         self.kernel_client: Any = None
-        self.connection_file = ""
+        self.connection_file: str | ConsoleChannels = ""  # what the client attached to
         self._scheme = "light"
         # qtconsole clears its text once a new client's kernel answers kernel_info (its
         # reset): what the workbench announced meanwhile is held and said again after it.
         self._resetting = False
         self._held: list[str] = []
 
-    def connect_kernel(self, connection_file: str) -> None:
-        """Attach a console client to the kernel described by ``connection_file`` (again, when
-        it changed: an attached kernel restarted behind a new SSH tunnel)."""
+    def connect_kernel(self, connection_file: str | ConsoleChannels) -> None:
+        """Attach a console client to the kernel described by ``connection_file``, or to a
+        server's kernel by its channels (again, when it changed: an attached kernel
+        restarted behind a new SSH tunnel, a server started a new kernel)."""
+        if self.widget is not None and connection_file == self.connection_file:
+            return
+        try:
+            client = self._client(connection_file)
+        except ConnectionError as exc:  # a server's socket refused: the engine says more
+            self.unavailable(f"The console could not reach the kernel: {exc}.")
+            return
         if self.widget is not None:
-            if connection_file != self.connection_file:
-                old, self.kernel_client = self.kernel_client, self._client(connection_file)
-                self._resetting = True
-                self.widget.kernel_client = self.kernel_client
-                self.kernel_client.shell_channel.message_received.connect(self._on_shell)
-                self.connection_file = connection_file
-                if old is not None:
-                    old.stop_channels()
+            old, self.kernel_client = self.kernel_client, client
+            self._resetting = True
+            self.widget.kernel_client = self.kernel_client
+            self.kernel_client.shell_channel.message_received.connect(self._on_shell)
+            self.connection_file = connection_file
+            if old is not None:
+                old.stop_channels()
             return
         from qtconsole.rich_jupyter_widget import RichJupyterWidget
 
-        client = self._client(connection_file)
         self.connection_file = connection_file
         widget = RichJupyterWidget()
         widget.setObjectName("console")
@@ -63,12 +73,17 @@ class ConsolePanel(QWidget):
         self.kernel_client = client
         self.set_scheme(self._scheme)
 
-    @staticmethod
-    def _client(connection_file: str) -> Any:
-        from qtconsole.client import QtKernelClient
+    def _client(self, where: str | ConsoleChannels) -> Any:
+        if isinstance(where, str):
+            from qtconsole.client import QtKernelClient
 
-        client = QtKernelClient(connection_file=connection_file)
-        client.load_connection_file()
+            client = QtKernelClient(connection_file=where)
+            client.load_connection_file()
+        else:
+            from workbench.ui.panels.server_console import ServerConsoleClient
+
+            client = ServerConsoleClient(where)
+            client.sig_lost.connect(self._on_lost)
         client.start_channels()
         # The engine's own comm messages go past on iopub; the console has no comms of
         # its own, so its comm manager must not warn "No such comm" for each of them.
@@ -77,8 +92,12 @@ class ConsolePanel(QWidget):
         client.comm_manager.log = quiet
         return client
 
+    def _on_lost(self, reason: str) -> None:
+        self.connection_file = ""  # the next idle engine attaches it again
+        self.announce(f"the console lost the kernel: {reason}")
+
     def unavailable(self, why: str) -> None:
-        """No console here, and why (a Jupyter Server's kernel has no connection file)."""
+        """No console here, and why."""
         if self.widget is None:
             self._placeholder.setText(why)
             self._placeholder.setWordWrap(True)

@@ -44,17 +44,11 @@ class EngineEvents(QObject):
         engine.sig_state_changed.connect(self._on_state)
 
     def _on_state(self, state: str) -> None:
-        """Idle: the console follows the engine's connection file. An attached kernel's is
+        """Idle: the console follows the engine's kernel. An attached kernel's connection is
         read (and tunnelled) as it connects; ours changes when a restart adopts the kernel
-        that Stop started early."""
+        that Stop started early; a server's when the server starts a new one."""
         if state == "idle":
             self._reconnect_console()
-            on_server = self.engine.server_kernel
-            if on_server is not None:
-                self.console.unavailable(
-                    f"The engine runs in {on_server}: its console is JupyterLab's (open a "
-                    "console on that kernel there); this one attaches to local and SSH "
-                    "kernels only.")
 
     def on_notice(self, notice: Notice) -> None:
         self.bar.add_engine_notice(notice, host=self.engine.host,

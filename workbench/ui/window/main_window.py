@@ -327,9 +327,9 @@ class MainWindow(QMainWindow):
             self._connect_console()  # an attached kernel's: once it is read (EngineEvents)
 
     def _connect_console(self) -> None:
-        path = self.engine.connection_file
-        if path and self.docks.console_on:
-            self.console_panel.connect_kernel(path)
+        where = self.engine.console_target
+        if where and self.docks.console_on:
+            self.console_panel.connect_kernel(where)
 
     # ------------------------------------------------------------------ editor links
 
