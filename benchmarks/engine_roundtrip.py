@@ -179,16 +179,70 @@ def server_rows(url: str, n: int, owned: dict[str, float]) -> None:
     from workbench.client.server import server_target
 
     if url:
-        print_attached(attached_rows(None, None, n, server=server_target(url)), owned,
+        target = server_target(url)
+        print_attached(attached_rows(None, None, n, server=target), owned,
                        "Jupyter Server", SERVER_TARGETS)
+        print_floor(target, n)
         return
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from _jupyter_server import jupyter_server
 
     with tempfile.TemporaryDirectory() as folder, jupyter_server(Path(folder)) as (where, token,
                                                                                    _):
-        print_attached(attached_rows(None, None, n, server=server_target(where, token)), owned,
+        target = server_target(where, token)
+        print_attached(attached_rows(None, None, n, server=target), owned,
                        "Jupyter Server on 127.0.0.1", SERVER_TARGETS)
+        print_floor(target, n)
+
+
+def print_floor(target, n: int) -> None:
+    """The peer under ping: a bare WebSocket round trip to the same server, with no workbench
+    client (``kernel_info_request`` until its reply and the kernel's idle)."""
+    import uuid
+
+    import websocket
+    from jupyter_client.session import Session
+
+    from workbench.client.server import JupyterServer
+    from workbench.client.ws_transport import V1, _ack_at_once, decode, encode, open_channels
+
+    server = JupyterServer(target)
+    kernel_id = server.start_kernel("python3")
+    try:
+        session_id = uuid.uuid4().hex
+        ws = open_channels(server.channels_url(kernel_id, session_id), server.headers())
+        v1 = ws.getsubprotocol() == V1
+        session = Session(session=session_id)
+
+        def round_trip() -> None:
+            msg = session.msg("kernel_info_request", {})
+            frame = encode(msg, "shell", v1, session.pack)
+            ws.send_binary(frame) if isinstance(frame, bytes) else ws.send(frame)
+            replied = idle = False
+            while not (replied and idle):
+                _ack_at_once(ws)
+                opcode, data = ws.recv_data_frame(True)
+                got = decode(data.data, opcode == websocket.ABNF.OPCODE_BINARY, v1)
+                if got is None or got["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
+                    continue
+                replied = replied or got["msg_type"] == "kernel_info_reply"
+                idle = idle or (got["msg_type"] == "status"
+                                and got["content"].get("execution_state") == "idle")
+
+        for _ in range(20):
+            round_trip()
+        samples = []
+        for _ in range(n):
+            start = time.perf_counter()
+            round_trip()
+            samples.append(time.perf_counter() - start)
+        p50, p99 = percentiles(samples)
+        ws.close()
+    finally:
+        server.shutdown(kernel_id)
+    print(f"\nthe floor: a bare WebSocket round trip to the same server, no workbench client "
+          f"(kernel_info_request to its reply and idle): p50 {p50 * 1e3:.2f} ms, "
+          f"p99 {p99 * 1e3:.2f} ms")
 
 
 if __name__ == "__main__":

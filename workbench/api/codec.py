@@ -10,6 +10,7 @@ every reply without loading jax or the engine.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import sys
 import types
@@ -209,8 +210,8 @@ def _dec(obj: Any, buffers: list[Any], depth: int) -> Any:
         fields = obj.get("fields")
         if not isinstance(fields, dict):
             raise ProtocolError("dataclass without fields")
-        names = {f.name for f in dataclasses.fields(cls) if f.init}
-        if not set(fields) <= names:
+        names = _init_names(cls)
+        if not names.issuperset(fields):
             raise ProtocolError(f"unknown fields {sorted(set(fields) - names)} of {cls.__name__}")
         values = {k: _dec(v, buffers, depth) for k, v in fields.items()}
         if cls in _CHECKED:
@@ -220,6 +221,12 @@ def _dec(obj: Any, buffers: list[Any], depth: int) -> Any:
         except (TypeError, ValueError) as exc:
             raise ProtocolError(f"bad {cls.__name__}: {exc}") from exc
     raise ProtocolError(f"unknown value marker {sorted(obj)[:3]}")
+
+
+@functools.cache
+def _init_names(cls: type) -> frozenset[str]:
+    """The fields a message dataclass is made from (asked for each one decoded: cached)."""
+    return frozenset(f.name for f in dataclasses.fields(cls) if f.init)
 
 
 def _as_list(obj: Any) -> list[Any]:
