@@ -147,12 +147,22 @@ def test_a_dropped_websocket_reconnects_without_losing_the_reply_in_flight(clien
 
 
 def test_a_reply_lost_with_the_socket_fails_its_request_once_the_kernel_is_idle_again(
-        client, jupyter):
+        client, jupyter, tmp_path):
     assert isinstance(_load(client), p.Result)
+    go = tmp_path / "go"
     replies: queue.SimpleQueue = queue.SimpleQueue()
-    slow = SOURCE + "import threading\nthreading.Event().wait(1.0)\nafter = 1\n"
+    slow = SOURCE + ("import os, threading\n"
+                     f"while not os.path.exists({str(go)!r}):\n"
+                     "    threading.Event().wait(0.01)\n")
     client.request(p.LoadSource(source=slow, filename=FILENAME), replies.put)
-    wait_until(lambda: client.state == State.BUSY, 30, "the request to run")
+
+    def kernel_state() -> str:
+        return next(k["execution_state"] for k in jupyter.kernels()
+                    if k["id"] == client.server.kernel_id)
+
+    # The server, too, knows the request runs (its state lags the client's).
+    wait_until(lambda: client.state == State.BUSY and kernel_state() == "busy", 30,
+               "the request to run")
     # The I/O thread held while the socket is down and the reply goes out: then the client
     # comes back as a new session, so the server has nothing to replay to it.
     held, holding = threading.Event(), threading.Event()
@@ -160,11 +170,9 @@ def test_a_reply_lost_with_the_socket_fails_its_request_once_the_kernel_is_idle_
     transport.call(lambda: (holding.set(), held.wait(60)))
     wait_until(holding.is_set, 30, "the I/O thread to be held")
     transport._ws.sock.shutdown(socket.SHUT_RDWR)
-
-    def kernel_state() -> str:
-        return next(k["execution_state"] for k in jupyter.kernels()
-                    if k["id"] == client.server.kernel_id)
-
+    # Linux still queues what arrives after a shutdown: the reader must be gone first.
+    wait_until(lambda: not transport._reader.is_alive(), 30, "the reader to see the drop")
+    go.touch()
     wait_until(lambda: kernel_state() == "idle", 30, "the kernel to answer, unheard")
     transport.ws_url = transport.ws_url.replace(client.server.session_id, uuid.uuid4().hex)
     held.set()

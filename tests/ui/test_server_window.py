@@ -1,15 +1,18 @@
 """The window on a kernel of a real Jupyter Server (``workbench --server URL``): it traces on
 that kernel, the status bar names the server and the kernel's devices, the console shares the
-kernel's names over its own WebSocket (and opens it again when it drops), and the token is
-nowhere on screen."""
+kernel's names over the engine's WebSocket (one socket, so that the server replays what a
+drop loses, to both), and the token is nowhere on screen."""
 
 from __future__ import annotations
+
+import queue
 
 import pytest
 
 from tests.server_util import running_jupyter_server
 from tests.ui.test_console import console_text
 from workbench.api import messages as p
+from workbench.api.state import State
 from workbench.client.server import server_target
 from workbench.ui.control.engine_bridge import EngineBridge
 
@@ -52,11 +55,20 @@ def test_the_window_runs_on_a_server_kernel_and_names_the_server(qtbot, make_win
     with qtbot.waitSignal(window.sig_traced, timeout=30000) as traced:
         window.controls.function_list.setCurrentText("shifted")
     assert "add a 100.0" in traced.args[0].text
-    # A dropped socket is opened again with the same session: the console goes on.
-    console.kernel_client._ws.abort()
+    # One socket for both, so that the server replays what a drop loses (it buffers only
+    # for a kernel's last connection): a reply in flight comes, and the console goes on.
+    kernel_id = window.engine.client.server.kernel_id
+    assert [k["connections"] for k in jupyter.kernels() if k["id"] == kernel_id] == [1]
+    replies: queue.SimpleQueue = queue.SimpleQueue()
+    slow = SELU + "import threading\nthreading.Event().wait(1.0)\nafter = 1\n"
+    window.engine.client.request(p.LoadSource(source=slow, filename="/on_server.py"),
+                                 replies.put)
+    qtbot.waitUntil(lambda: window.engine.client.state == State.BUSY, timeout=30000)
+    window.engine.client.server.transport.abort()
     console.execute("print('still', offset + 1)")
     qtbot.waitUntil(lambda: "still 101" in console_text(window), timeout=30000)
-    assert "lost the kernel" not in console_text(window)
+    assert isinstance(replies.get(timeout=30), p.Result)
+    assert window.engine.client.server.reconnected == 1
     shown = " ".join([window.windowTitle(), window.status.text(), window.status.toolTip(),
                       console_text(window), window.notice_text.toPlainText()])
     assert jupyter.token not in shown

@@ -345,6 +345,7 @@ class EngineClient:
         if self.server is not None:
             self.server.transport.discard_unsent()  # for a kernel that is gone or restarted
             self._reconnect_at = None  # this launch connects
+            self._sync = None
             try:
                 self.server.attach()
             except ServerError as exc:
@@ -452,16 +453,16 @@ class EngineClient:
         core, server = self._core, self.server
         assert server is not None
         self._reconnect_at = None
-        if server.reconnects >= len(RECONNECT_WAITS_S):
-            core.die(f"lost the connection to {server.describe()} ({reason})")
-            return
         server.reconnects += 1
         try:
             core.transport.connect()
         except (OSError, ConnectionError, ValueError) as exc:
+            reason = f"{reason.split('; opening it again: ')[0]}; opening it again: {exc}"
+            if server.reconnects > len(RECONNECT_WAITS_S):
+                core.die(f"lost the connection to {server.describe()} ({reason})")
+                return
             self._reconnect_at = (time.monotonic() + RECONNECT_WAITS_S[server.reconnects - 1],
-                                  f"{reason.split('; opening it again: ')[0]}; opening it "
-                                  f"again: {exc}")
+                                  reason)
             return
         server.reconnected += 1
         # What ran before the drop may have gone idle unheard: once the kernel is idle
@@ -669,7 +670,8 @@ class EngineClient:
         now = time.monotonic()
         if core.state == State.DEAD:
             return
-        if self._reconnect_at is not None and now >= self._reconnect_at[0]:
+        if (self._reconnect_at is not None and now >= self._reconnect_at[0]
+                and core.state != State.RESTARTING):  # a restart connects on its own
             self._reconnect(self._reconnect_at[1])
         if self._process is not None and self._process.exited():
             self._supervisor.on_death(death_reason(self._process.returncode))

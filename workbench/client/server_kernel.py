@@ -14,7 +14,7 @@ import contextlib
 import threading
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from typing import Any
 
 from workbench.client.server import (
     KERNEL_NAME,
@@ -23,20 +23,44 @@ from workbench.client.server import (
     ServerError,
     ServerTarget,
 )
-from workbench.client.ws_transport import WsTransport
+from workbench.client.ws_transport import Deliver, WsTransport
 
 RECONNECT_WAITS_S = (0.25, 0.5, 1.0, 2.0, 4.0)  # after each failed reconnect; then it is lost
 SERVER_SHUTDOWN_WAIT_S = 30.0  # for the server to shut down a kernel we started, at close
 SERVER_HEARTBEAT_TIMEOUT_S = 10.0  # the server's own loop answers pings: a class can slow it
 
 
-@dataclass(frozen=True)
-class ConsoleChannels:
-    """Where a console opens its own WebSocket to the kernel (its own session: the server
-    routes its replies to it alone). The headers carry the token: never shown."""
+class ConsoleLink:
+    """Another client of the same kernel (the console) on the engine's WebSocket: its
+    requests go out there, the replies to its session and every broadcast come back to
+    ``deliver`` (on the socket's reader thread). A second socket would cost the engine the
+    server's replay: it buffers only for a kernel's last connection. Equal while the kernel
+    is the same one."""
 
-    url: str
-    headers: dict[str, str] = field(repr=False, compare=False)
+    def __init__(self, owner: ServerKernel, kernel_id: str) -> None:
+        self._owner = owner
+        self.kernel_id = kernel_id
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ConsoleLink) and other._owner is self._owner
+                and other.kernel_id == self.kernel_id)
+
+    def __hash__(self) -> int:
+        return hash((id(self._owner), self.kernel_id))
+
+    def __repr__(self) -> str:
+        return f"ConsoleLink({self._owner.describe()})"
+
+    def open(self, session: str, deliver: Deliver) -> None:
+        self._owner.sharers[session] = deliver
+
+    def close(self, session: str) -> None:
+        self._owner.sharers.pop(session, None)
+
+    def send(self, channel: str, msg: dict[str, Any]) -> None:
+        """Send on the engine's socket (its I/O thread; once it is open again, if it dropped)."""
+        transport = self._owner.transport
+        transport.call(lambda: transport.send_message(channel, msg))
 
 
 class ServerKernel:
@@ -49,7 +73,7 @@ class ServerKernel:
         self.kernel_id = kernel_id
         self.started_here = False  # we started it: shut down when we close
         self.session_id = uuid.uuid4().hex
-        self.console_session_id = uuid.uuid4().hex
+        self.sharers: dict[str, Deliver] = {}  # the console's, on every transport we make
         self.transport = self.new_transport()
         self.reconnects = 0  # tries since the socket last worked (reset once it answers)
         self.reconnected = 0  # connections opened again, in all
@@ -57,7 +81,7 @@ class ServerKernel:
     def new_transport(self) -> WsTransport:
         """A transport for this kernel (the client's, again after its I/O thread failed)."""
         transport = WsTransport(self.transport.ws_url if hasattr(self, "transport") else "",
-                                self.server.headers())
+                                self.server.headers(), self.sharers)
         transport.session.session = self.session_id
         transport.info["ip"] = self.label
         self.transport = transport
@@ -84,13 +108,9 @@ class ServerKernel:
         self.transport.ws_url = self.server.channels_url(self.kernel_id, self.session_id)
         self.reconnects = 0
 
-    def console_channels(self) -> ConsoleChannels | None:
-        """The console's way to this kernel (None before it is known): equal for as long as
-        the kernel is the same one."""
-        if self.kernel_id is None:
-            return None
-        return ConsoleChannels(self.server.channels_url(self.kernel_id, self.console_session_id),
-                               self.server.headers())
+    def console_link(self) -> ConsoleLink | None:
+        """The console's way to this kernel (None before it is known)."""
+        return None if self.kernel_id is None else ConsoleLink(self, self.kernel_id)
 
     def forget(self) -> None:
         """The kernel is gone: the next ``attach`` starts a new one."""

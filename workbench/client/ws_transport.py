@@ -26,12 +26,20 @@ import struct
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import websocket
 from jupyter_client.jsonutil import json_default
 
 from workbench.client.transport import HEARTBEAT_PERIOD_S, POLL_S, Transport, _guarded, well_formed
+
+Deliver = Callable[[str, dict[str, Any]], None]  # (channel, message), on the reader thread
+
+
+def _ignore(exc: Exception) -> None:
+    """A sharer's fault stays its own: the socket reads on."""
+
 
 CLOSED = "closed"  # the pseudo-channel that says the socket closed (content: its reason)
 V1 = "v1.kernel.websocket.jupyter.org"
@@ -41,10 +49,14 @@ CONNECT_TIMEOUT_S = 10.0
 class WsTransport(Transport):
     """One WebSocket to ``url`` carrying every channel; ``headers`` prove who we are."""
 
-    def __init__(self, url: str, headers: dict[str, str]) -> None:
+    def __init__(self, url: str, headers: dict[str, str],
+                 sharers: dict[str, Deliver] | None = None) -> None:
         super().__init__()
         self.ws_url = url
         self._headers = headers
+        # Other clients on this socket (the console), by their session id: the server
+        # replays what it held only to a kernel's last connection, so they share ours.
+        self.sharers: dict[str, Deliver] = {} if sharers is None else sharers
         self._ws: websocket.WebSocket | None = None
         self._inbox: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
         self._reader: threading.Thread | None = None
@@ -78,6 +90,10 @@ class WsTransport(Transport):
         msg["buffers"] = list(buffers or [])
         self._send_frame(encode(msg, channel, self.v1, self.session.pack))
         return str(msg["header"]["msg_id"])
+
+    def send_message(self, channel: str, msg: dict[str, Any]) -> None:
+        """Send a message a sharer made with its own session (I/O thread: ``call`` it)."""
+        self._send_frame(encode(msg, channel, self.v1, self.session.pack))
 
     def discard_unsent(self) -> None:
         """What waited for a socket of an earlier kernel (or connection) is not for this one."""
@@ -143,14 +159,33 @@ class WsTransport(Transport):
                     continue
                 self.hb_last = time.monotonic()  # anything heard proves the link
                 msg = decode(frame.data, opcode == websocket.ABNF.OPCODE_BINARY, self.v1)
-                if msg is not None:
-                    self._inbox.put((str(msg.pop("channel", "")), msg))
-                    self.wake()
+                if msg is None:
+                    continue
+                channel = str(msg.pop("channel", ""))
+                if self.sharers and self._shared(channel, msg):
+                    continue
+                self._inbox.put((channel, msg))
+                self.wake()
         except Exception as exc:  # noqa: BLE001 - any end of the reader is the socket's end
             reason = f"the connection to the server broke ({type(exc).__name__})"
         if ws is self._ws:
             self._inbox.put((CLOSED, {"reason": reason}))
             self.wake()
+
+    def _shared(self, channel: str, msg: dict[str, Any]) -> bool:
+        """Give a sharer what is for it: a reply to its session's request is its alone (True),
+        the kernel's broadcasts (iopub) go to every sharer and to us."""
+        if channel != "iopub":
+            sharer = self.sharers.get(msg["parent_header"].get("session", ""))
+            if sharer is None:
+                return False
+            _guarded(partial(sharer, channel, msg), _ignore)
+            return True
+        for sharer in list(self.sharers.values()):
+            copy = {**msg, "header": dict(msg["header"]),
+                    "parent_header": dict(msg["parent_header"])}
+            _guarded(partial(sharer, channel, copy), _ignore)
+        return False
 
     def abort(self) -> None:
         """End the socket as a dropped network does: the reader wakes and says it closed

@@ -18,7 +18,7 @@ from workbench.api import messages as p
 
 if TYPE_CHECKING:  # jupyter_client and zmq load in start(), after the window's first frame
     from workbench.client.engine_client import EngineClient
-    from workbench.client.server_kernel import ConsoleChannels
+    from workbench.client.server_kernel import ConsoleLink
 
 ReplyHandler = Callable[[p.Reply], None]
 EventHandler = Callable[[p.Event], None]
@@ -96,11 +96,11 @@ class EngineBridge(QObject):
         return str(path) if path is not None else None
 
     @property
-    def console_target(self) -> str | ConsoleChannels | None:
-        """What the console attaches to: the connection file, or a server kernel's channels."""
+    def console_target(self) -> str | ConsoleLink | None:
+        """What the console attaches to: the connection file, or a server kernel's link."""
         server = getattr(self._client, "server", None)
         if server is not None:
-            return server.console_channels()
+            return server.console_link()
         return self.connection_file
 
     @property

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from workbench.api.cells import CellOutput
 
 if TYPE_CHECKING:
-    from workbench.client.server_kernel import ConsoleChannels
+    from workbench.client.server_kernel import ConsoleLink
 
 os.environ.setdefault("QT_API", "pyside6")  # qtconsole goes through qtpy
 
@@ -30,24 +30,20 @@ class ConsolePanel(QWidget):
         self._layout.addWidget(self._placeholder)
         self.widget = None
         self.kernel_client: Any = None
-        self.connection_file: str | ConsoleChannels = ""  # what the client attached to
+        self.connection_file: str | ConsoleLink = ""  # what the client attached to
         self._scheme = "light"
         # qtconsole clears its text once a new client's kernel answers kernel_info (its
         # reset): what the workbench announced meanwhile is held and said again after it.
         self._resetting = False
         self._held: list[str] = []
 
-    def connect_kernel(self, connection_file: str | ConsoleChannels) -> None:
+    def connect_kernel(self, connection_file: str | ConsoleLink) -> None:
         """Attach a console client to the kernel described by ``connection_file``, or to a
-        server's kernel by its channels (again, when it changed: an attached kernel
-        restarted behind a new SSH tunnel, a server started a new kernel)."""
+        server's kernel through the engine's socket (again, when it changed: an attached
+        kernel restarted behind a new SSH tunnel, a server started a new kernel)."""
         if self.widget is not None and connection_file == self.connection_file:
             return
-        try:
-            client = self._client(connection_file)
-        except ConnectionError as exc:  # a server's socket refused: the engine says more
-            self.unavailable(f"The console could not reach the kernel: {exc}.")
-            return
+        client = self._client(connection_file)
         if self.widget is not None:
             old, self.kernel_client = self.kernel_client, client
             self._resetting = True
@@ -73,7 +69,7 @@ class ConsolePanel(QWidget):
         self.kernel_client = client
         self.set_scheme(self._scheme)
 
-    def _client(self, where: str | ConsoleChannels) -> Any:
+    def _client(self, where: str | ConsoleLink) -> Any:
         if isinstance(where, str):
             from qtconsole.client import QtKernelClient
 
@@ -83,7 +79,6 @@ class ConsolePanel(QWidget):
             from workbench.ui.panels.server_console import ServerConsoleClient
 
             client = ServerConsoleClient(where)
-            client.sig_lost.connect(self._on_lost)
         client.start_channels()
         # The engine's own comm messages go past on iopub; the console has no comms of
         # its own, so its comm manager must not warn "No such comm" for each of them.
@@ -91,10 +86,6 @@ class ConsolePanel(QWidget):
         quiet.setLevel(logging.ERROR)
         client.comm_manager.log = quiet
         return client
-
-    def _on_lost(self, reason: str) -> None:
-        self.connection_file = ""  # the next idle engine attaches it again
-        self.announce(f"the console lost the kernel: {reason}")
 
     def unavailable(self, why: str) -> None:
         """No console here, and why."""
