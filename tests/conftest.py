@@ -5,12 +5,19 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# jsonschema (under nbformat, which the lesson tests write notebooks with) checks the "iri"
+# format with rfc3987_syntax when it is installed (jupyter_server's jupyter_events asks for
+# it), and that builds a Lark grammar as it is imported: 2 s of every test process. No
+# notebook schema has an "iri" field; without it jsonschema leaves that format unchecked.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 # XLA compiles the same small programs again and again across the suite: every window,
 # kernel and command loads its source afresh, and JAX's in-memory caches are per function
@@ -26,6 +33,15 @@ if _JAX_CACHE_OWNER:
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "assets" / "examples"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """``-m serial`` (``make test``'s second phase) imports only the test files that mark a
+    test serial: importing all the others only to deselect their tests took it 20 s."""
+    if (config.getoption("markexpr") == "serial" and collection_path.suffix == ".py"
+            and collection_path.name.startswith("test_")):
+        return "serial" not in collection_path.read_text(encoding="utf-8")
+    return None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -44,6 +44,13 @@ class JupyterServerProcess:
         return {**os.environ, "JUPYTER_TOKEN": self.token}
 
 
+def _server_pythonpath() -> str:
+    """The project, and ``server_path`` (which leaves out a slow import the servers need not
+    make), before what the environment had."""
+    return os.pathsep.join(filter(None, [str(ROOT), str(Path(__file__).parent / "server_path"),
+                                         os.environ.get("PYTHONPATH")]))
+
+
 @contextmanager
 def running_jupyter_server(folder: Path, *, gateway: bool = False
                            ) -> Iterator[JupyterServerProcess]:
@@ -54,7 +61,7 @@ def running_jupyter_server(folder: Path, *, gateway: bool = False
     token = secrets.token_hex(16)
     env = {**os.environ, "JUPYTER_PATH": str(jupyter_path),
            "JUPYTER_RUNTIME_DIR": str(folder / "runtime"), "JUPYTER_CONFIG_DIR": str(folder),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+           "PYTHONPATH": _server_pythonpath()}
     env.pop("JUPYTER_TOKEN", None)
     log = folder / "server.log"
     with log.open("wb") as out:
@@ -142,8 +149,7 @@ def running_jupyterhub(folder: Path, user: str = "ada") -> Iterator[JupyterServe
                                         jupyter_path=str(jupyter_path),
                                         admin_token=admin))
     log = folder / "hub.log"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, "PYTHONPATH": _server_pythonpath()}
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)],
                                 cwd=folder, stdout=out, stderr=subprocess.STDOUT, env=env)

@@ -8,7 +8,6 @@ import sys
 
 import numpy as np
 import pytest
-from sklearn.cluster import KMeans
 
 from workbench.cli import main
 from workbench.engine.kmeans import TUTORIAL_BAD_INIT, init_centroids, tutorial_points
@@ -76,6 +75,8 @@ def test_tutorial_reproduces_the_clustering(capsys, tmp_path):
     doc = run_json(capsys, "--tutorial", "--labels-out", str(out))
     x = tutorial_points()
     c0 = init_centroids(x, 4, "kmeans++", seed=0)
+    from sklearn.cluster import KMeans  # here: its import costs every worker 2.5 s
+
     km = KMeans(4, init=c0, n_init=1, algorithm="lloyd", tol=0.0, max_iter=300).fit(x)
     labels = np.load(out)
     assert labels.shape == (800,) and labels.dtype == np.int8

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.cluster import KMeans
 
 from tests.engine.kmeans_reference import lloyd_reference
 from tests.engine.kmeans_stepper import KMeansStepper
@@ -20,6 +19,8 @@ from workbench.engine.kmeans.lloyd import label_dtype
 
 
 def sklearn_lloyd(x, c0):
+    from sklearn.cluster import KMeans  # here: its import costs every worker 2.5 s
+
     return KMeans(len(c0), init=c0, n_init=1, algorithm="lloyd", tol=0.0, max_iter=500).fit(x)
 
 
