@@ -39,9 +39,10 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     """``-m serial`` (``make test``'s second phase) imports only the test files that mark a
     test serial: importing all the others only to deselect their tests took it 20 s."""
     if (config.getoption("markexpr") == "serial" and collection_path.suffix == ".py"
-            and collection_path.name.startswith("test_")):
-        return "serial" not in collection_path.read_text(encoding="utf-8")
-    return None
+            and collection_path.name.startswith("test_")
+            and "serial" not in collection_path.read_text(encoding="utf-8")):
+        return True
+    return None  # never False: that would override --ignore
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

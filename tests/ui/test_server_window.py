@@ -69,6 +69,17 @@ def test_the_window_runs_on_a_server_kernel_and_names_the_server(qtbot, make_win
     qtbot.waitUntil(lambda: "still 101" in console_text(window), timeout=30000)
     assert isinstance(replies.get(timeout=30), p.Result)
     assert window.engine.client.server.reconnected == 1
+    # Restart engine, with a cell of the console's running: the console starts afresh on
+    # the new process, as it does on a local kernel, and is not left waiting.
+    console.execute("import threading; threading.Event().wait(30)")
+    qtbot.waitUntil(lambda: window.engine.client.state == State.BUSY, timeout=30000)
+    old_client = console.kernel_client
+    window.restart_engine()
+    qtbot.waitUntil(lambda: console.kernel_client is not old_client
+                    and window.engine.client.state == State.IDLE, timeout=90000)
+    qtbot.waitUntil(lambda: "In [1]" in console_text(window), timeout=30000)
+    console.execute("print('after', 2 + 2)")
+    qtbot.waitUntil(lambda: "after 4" in console_text(window), timeout=30000)
     shown = " ".join([window.windowTitle(), window.status.text(), window.status.toolTip(),
                       console_text(window), window.notice_text.toPlainText()])
     assert jupyter.token not in shown

@@ -402,6 +402,9 @@ class EngineClient:
             self._on_server_socket_closed(str(msg.get("reason", "")))
             return True
         session = msg["header"].get("session", "")
+        if (self.server is not None and channel != "iopub" and msg["parent_header"].get(
+                "session", core.transport.session.session) != core.transport.session.session):
+            return False  # a reply to a console that has let go of the socket
         if session == core.transport.session.session and self.server is None:
             # Our own message, echoed: a port in the file is the heartbeat's. (A server
             # echoes nothing, and signs its own status messages with our session id.)

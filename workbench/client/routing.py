@@ -62,7 +62,7 @@ class Router:
         self._current: dict[str, str] = {}  # per key, the id of the request sent last (any thread)
         self._in_kernel: dict[str, str] = {}  # per key, the request in the kernel, unanswered
         self._key_of: dict[str, str] = {}  # the key of each request in ``_in_kernel``
-        self._carrier: dict[str, str] = {}  # shell msg_id -> the keyed request it carries
+        self._carrier: dict[str, str] = {}  # shell msg_id -> the request it carries
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ any thread

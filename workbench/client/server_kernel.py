@@ -37,16 +37,22 @@ class ConsoleLink:
     server's replay: it buffers only for a kernel's last connection. Equal while the kernel
     is the same one."""
 
-    def __init__(self, owner: ServerKernel, kernel_id: str) -> None:
+    def __init__(self, owner: ServerKernel, kernel_id: str, generation: int) -> None:
         self._owner = owner
         self.kernel_id = kernel_id
+        self.generation = generation  # the client attached afresh (a restart): a new console
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, ConsoleLink) and other._owner is self._owner
-                and other.kernel_id == self.kernel_id)
+                and (other.kernel_id, other.generation) == (self.kernel_id, self.generation))
 
     def __hash__(self) -> int:
-        return hash((id(self._owner), self.kernel_id))
+        return hash((id(self._owner), self.kernel_id, self.generation))
+
+    @property
+    def current(self) -> bool:
+        owner = self._owner
+        return (owner.kernel_id, owner.attached) == (self.kernel_id, self.generation)
 
     def __repr__(self) -> str:
         return f"ConsoleLink({self._owner.describe()})"
@@ -59,6 +65,8 @@ class ConsoleLink:
 
     def send(self, channel: str, msg: dict[str, Any]) -> None:
         """Send on the engine's socket (its I/O thread; once it is open again, if it dropped)."""
+        if not self.current:
+            return  # the kernel restarted or was replaced: a new console takes over
         transport = self._owner.transport
         transport.call(lambda: transport.send_message(channel, msg))
 
@@ -77,6 +85,7 @@ class ServerKernel:
         self.transport = self.new_transport()
         self.reconnects = 0  # tries since the socket last worked (reset once it answers)
         self.reconnected = 0  # connections opened again, in all
+        self.attached = 0  # attaches (the first, then one a restart): a console's generation
 
     def new_transport(self) -> WsTransport:
         """A transport for this kernel (the client's, again after its I/O thread failed)."""
@@ -107,10 +116,12 @@ class ServerKernel:
             self.server.kernel(self.kernel_id)  # KernelGone, said as it is
         self.transport.ws_url = self.server.channels_url(self.kernel_id, self.session_id)
         self.reconnects = 0
+        self.attached += 1
 
     def console_link(self) -> ConsoleLink | None:
         """The console's way to this kernel (None before it is known)."""
-        return None if self.kernel_id is None else ConsoleLink(self, self.kernel_id)
+        return (None if self.kernel_id is None
+                else ConsoleLink(self, self.kernel_id, self.attached))
 
     def forget(self) -> None:
         """The kernel is gone: the next ``attach`` starts a new one."""

@@ -176,7 +176,8 @@ class WsTransport(Transport):
         """Give a sharer what is for it: a reply to its session's request is its alone (True),
         the kernel's broadcasts (iopub) go to every sharer and to us."""
         if channel != "iopub":
-            sharer = self.sharers.get(msg["parent_header"].get("session", ""))
+            session = msg["parent_header"].get("session", "")
+            sharer = self.sharers.get(session) if isinstance(session, str) else None
             if sharer is None:
                 return False
             _guarded(partial(sharer, channel, msg), _ignore)

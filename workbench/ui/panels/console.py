@@ -47,6 +47,9 @@ class ConsolePanel(QWidget):
         if self.widget is not None:
             old, self.kernel_client = self.kernel_client, client
             self._resetting = True
+            # A prompt qtconsole asked the old kernel for never comes: it would not ask the
+            # new one, and the console would show no prompt (a cell was running, say).
+            self.widget._prompt_requested = False
             self.widget.kernel_client = self.kernel_client
             self.kernel_client.shell_channel.message_received.connect(self._on_shell)
             self.connection_file = connection_file
