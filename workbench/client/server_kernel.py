@@ -35,7 +35,7 @@ class ConsoleLink:
     requests go out there, the replies to its session and every broadcast come back to
     ``deliver`` (on the socket's reader thread). A second socket would cost the engine the
     server's replay: it buffers only for a kernel's last connection. Equal while the kernel
-    is the same one."""
+    and the client's attach of it are the same (a restart attaches again: a new console)."""
 
     def __init__(self, owner: ServerKernel, kernel_id: str, generation: int) -> None:
         self._owner = owner
