@@ -46,3 +46,32 @@ def test_a_reply_already_on_its_way_is_dropped_when_a_newer_request_of_its_key_g
     bridge.request(p.Ping(), lambda reply: unkeyed.append("two"))
     qtbot.waitUntil(lambda: unkeyed == ["one", "two"], timeout=60000)
     assert got == ["second"]
+
+
+def test_a_request_after_close_starts_no_engine_and_is_answered_cancelled(qtbot):
+    # A panel's timer firing as its window closes used to start a new engine on the closed
+    # bridge, left running: its thread later emitted on the bridge while the window's
+    # deletion destroyed it (a segfault of the test process).
+    import threading
+
+    from tests.ui.conftest import in_process_bridge
+    from workbench.api import messages as p
+
+    def engine_threads() -> int:
+        return sum(t.name == "workbench-inprocess-engine" for t in threading.enumerate())
+
+    before = engine_threads()
+    bridge = in_process_bridge()
+    bridge.start()
+    qtbot.waitUntil(lambda: bridge.state == "idle", timeout=60000)
+    bridge.close()
+    assert engine_threads() == before
+    got: list[p.Reply] = []
+    rid = bridge.request(p.Ping(), got.append)
+    qtbot.waitUntil(lambda: len(got) == 1, timeout=5000)
+    assert isinstance(got[0], p.Cancelled) and got[0].id == rid
+    assert got[0].reason == "engine closed"
+    assert bridge.client is None and engine_threads() == before
+    bridge.start()  # what the window's start timer would do: nothing, once closed
+    assert bridge.client is None
+    bridge.deleteLater()

@@ -55,6 +55,7 @@ class EngineBridge(QObject):
 
             self.host = host_label(connection_file, client_options.get("ssh"))
         self._client: EngineClient | None = None
+        self._closed = False  # for good: a late request never starts another engine
         self._state = "starting"
         self._sig_call.connect(self._on_call, Qt.ConnectionType.QueuedConnection)
         # Each request's handlers, by id, held here on the GUI thread: the client's thread
@@ -68,7 +69,7 @@ class EngineBridge(QObject):
 
     def start(self) -> None:
         """Start the kernel (returns at once; the state moves to idle when it answers)."""
-        if self._client is not None:
+        if self._client is not None or self._closed:
             return
         factory = self._client_factory
         if factory is None:
@@ -118,6 +119,7 @@ class EngineBridge(QObject):
             self._client.restart()
 
     def close(self) -> None:
+        self._closed = True
         if self._client is not None:
             client, self._client = self._client, None
             client.close()
@@ -140,8 +142,12 @@ class EngineBridge(QObject):
         if self._client is None:
             self.start()
         client = self._client
-        assert client is not None
         rid = request.id
+        if client is None:  # closed: a timer's late request as its window closes
+            if on_reply is not None:
+                self._handlers[rid] = (None, on_reply, on_event)
+                self._post(self._deliver_reply, rid, p.Cancelled(rid, "engine closed"))
+            return rid
         reply_cb = event_cb = None
         if key is not None:  # the one it supersedes is never answered: forget its handlers
             self._handlers.pop(self._keyed.pop(key, ""), None)
