@@ -7,7 +7,7 @@ the editor; a tree row, a graph node and an editor line select one another.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QStatusBar
@@ -49,6 +49,11 @@ class CodeViews(QObject):
         jaxpr.sig_hlo_wanted.connect(tracer.lower)
         jaxpr.sig_line_activated.connect(self._on_equation_line)
         editor.sig_cursor_line_changed.connect(jaxpr.set_cursor_line)
+
+    def link_panel(self, dock_name: str, panel: object) -> None:
+        """A panel was built (``PanelSet.sig_built``): the graph's is linked to the code."""
+        if dock_name == "graphDock":
+            self.link_graph(cast("GraphPanel", panel))
 
     def link_graph(self, graph: GraphPanel) -> None:
         """Graph node, tree row and editor line show one equation, whichever was picked."""

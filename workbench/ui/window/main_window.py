@@ -29,7 +29,6 @@ from workbench.ui.lesson.lesson_controller import LessonController, LessonPanels
 from workbench.ui.lesson.lesson_panel import LessonPanel
 from workbench.ui.panels.console import ConsolePanel
 from workbench.ui.panels.jaxpr_panel import JaxprPanel
-from workbench.ui.panels.panel import Panel
 from workbench.ui.storage.autosave import Autosave
 from workbench.ui.storage.document import DocumentController
 from workbench.ui.storage.settings import Settings
@@ -44,9 +43,10 @@ from workbench.ui.window.lesson_view import LessonView
 from workbench.ui.window.lessons_menu import LessonsMenu
 from workbench.ui.window.notice_bar import NoticeBar
 from workbench.ui.window.panel_focus import PanelFocus
+from workbench.ui.window.panel_set import PanelSet
 from workbench.ui.window.status_bar import StatusWidgets
 from workbench.ui.window.window_actions import Slots, WindowActions
-from workbench.ui.window.window_layout import DockLayout, FirstPaint, default_size
+from workbench.ui.window.window_layout import PANEL_NAMES, DockLayout, FirstPaint, default_size
 
 if TYPE_CHECKING:
     from workbench.ui.panels.graph_panel import GraphPanel
@@ -66,7 +66,8 @@ class MainWindow(QMainWindow):
     sig_engine_ready = Signal()
     """The engine answered for the first time."""
     sig_panels_built = Signal()
-    """The plot, timing and k-means panels exist (built after the first paint)."""
+    """The panels can be built (pyqtgraph is loaded), and the one in front is, after the
+    first paint."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *,
                  settings: Settings | None = None,
@@ -81,10 +82,6 @@ class MainWindow(QMainWindow):
         self.engine = engine or EngineBridge(self)
         self.session = Session(self.engine, self)
         self.requests = EngineRequests(self.engine)
-        self.plot_panel: FunctionPlotPanel | None = None  # the panels: after the first paint
-        self.timing_panel: TimingPanel | None = None
-        self.kmeans_panel: KMeansPanel | None = None
-        self.graph_panel: GraphPanel | None = None
         self._build_widgets(console)
         self.document = DocumentController(self, self.editor, self.settings, autosave_dir,
                                            ask=ask)
@@ -110,8 +107,8 @@ class MainWindow(QMainWindow):
                                                         self.files.is_modified)
         self.tracer.sig_paused.connect(self.status_widgets.on_live_paused)
         self.fresh_start = FreshStart(self.document, self.tracer, self.filename, self.controls,
-                                      self.editor, self.jaxpr, self.failures, self._code_panels,
-                                      self)
+                                      self.editor, self.jaxpr, self.failures,
+                                      self.panels.code_panels, self)
         if self.autosave.off_reason is not None:
             self.status_widgets.show_autosave_off(self.autosave.off_reason)
             self.notice_bar.add_window_notice(self.autosave.off_reason)
@@ -140,7 +137,7 @@ class MainWindow(QMainWindow):
         self._engine_timer = QTimer(self, singleShot=True, interval=0)
         self._engine_timer.timeout.connect(partial(self._start_engine, console))
         self._panels_timer = QTimer(self, singleShot=True, interval=0)
-        self._panels_timer.timeout.connect(self.build_panels)
+        self._panels_timer.timeout.connect(self._start_panels)
         self._first_paint = FirstPaint(self, (self._engine_timer, self._panels_timer))
 
     # ------------------------------------------------------------------ building
@@ -171,6 +168,8 @@ class MainWindow(QMainWindow):
         self.docks = DockLayout(self, self.console_panel, self.lesson_panel, console_on=console)
         self.console_dock, self.panel_docks = self.docks.console_dock, self.docks.panel_docks
         self.lesson_dock = self.docks.lesson_dock
+        self.panels = PanelSet(self.session, self.requests, self.docks, self.zoom, self.theme,
+                               self)
         self.status_widgets = StatusWidgets(self.statusBar(), host=self.engine.host,
                                             live=self.settings.live_mode,
                                             live_delay_ms=LIVE_DELAY_MS)
@@ -203,7 +202,7 @@ class MainWindow(QMainWindow):
                                       self.jaxpr)
         self.lesson_view = LessonView(
             self.lessons, self.lesson_panel, self.docks, a, self.document, self.jaxpr,
-            self.failures, self._code_panels, self)
+            self.failures, self.panels.code_panels, self)
         self.menus = a.build_menus(self.editor, self.theme.preference,
                                    [self.console_dock, *self.panel_docks])
         self.edit_actions = self.menus.edit_actions
@@ -214,34 +213,39 @@ class MainWindow(QMainWindow):
         self.document.recent.sig_changed.connect(self._rebuild_recent_menu)
         self._rebuild_recent_menu()
 
-    def build_panels(self) -> None:
-        """The plot, timing, k-means and graph panels, in their docks (once; safe early)."""
-        if self.plot_panel is not None:
-            return
-        from workbench.ui.panels.graph_panel import GraphPanel
-        from workbench.ui.panels.kmeans_panel import KMeansPanel
-        from workbench.ui.panels.plot_panel import FunctionPlotPanel
-        from workbench.ui.panels.timing_panel import TimingPanel
-
-        self.plot_panel = FunctionPlotPanel(self.session, self.requests)
-        self.timing_panel = TimingPanel(self.session, self.requests)
-        self.kmeans_panel = KMeansPanel(self.session, self.requests)
-        self.graph_panel = GraphPanel(self.session, self.requests)
-        self.code_views.link_graph(self.graph_panel)
-        panels: list[Panel] = [self.plot_panel, self.timing_panel, self.kmeans_panel,
-                               self.graph_panel]
-        self.docks.install_panels(panels)
-        for panel in panels:
-            panel.follow_zoom(self.zoom)
-            self.theme.sig_scheme_changed.connect(panel.set_scheme)
-            panel.set_scheme(self.theme.scheme)
-        if self._first_start:  # the split asked for before the first frame, now it can hold
-            self.reset_layout()
+    def _start_panels(self) -> None:
+        """After the first frame: the panel in front; each other one once it is."""
+        arranged = self.panels.any_built()  # by a lesson step opened before the first frame
+        if self._first_start and not arranged:  # the split asked for before the first frame
+            self.reset_layout()  # now it can hold
+        self.panels.start()
         self.sig_panels_built.emit()
+
+    def build_panels(self) -> None:
+        """All four panels, in their docks (once; safe early)."""
+        self.panels.build_all()
+
+    @property
+    def plot_panel(self) -> FunctionPlotPanel:
+        """Built on first use, as each panel is (``PanelSet``)."""
+        return self.panels.plot()
+
+    @property
+    def timing_panel(self) -> TimingPanel:
+        return self.panels.timing()
+
+    @property
+    def kmeans_panel(self) -> KMeansPanel:
+        return self.panels.kmeans()
+
+    @property
+    def graph_panel(self) -> GraphPanel:
+        return self.panels.graph()
 
     def _connect_engine(self) -> None:
         self.code_views = CodeViews(self.session, self.tracer, self.editor, self.jaxpr,
                                     self.failures, self.statusBar(), self)
+        self.panels.sig_built.connect(self.code_views.link_panel)
         self.code_views.sig_traced.connect(self.sig_traced)
         self.session.sig_engine_state_changed.connect(self.status_widgets.on_engine_state)
         self.session.sig_engine_state_changed.connect(self.notice_bar.on_engine_state)
@@ -280,18 +284,13 @@ class MainWindow(QMainWindow):
         self._lessons_menu.fill()
 
     def lesson_panels(self) -> LessonPanels:
-        self.build_panels()
-        assert self.plot_panel and self.timing_panel and self.kmeans_panel and self.graph_panel
-        return LessonPanels(self.plot_panel, self.timing_panel, self.kmeans_panel,
-                            self.graph_panel)
-
-    def _code_panels(self) -> tuple[Panel | None, ...]:
-        """The panels that show results of the editor's code (not the k-means demo)."""
-        return self.plot_panel, self.timing_panel, self.graph_panel
+        p = self.panels
+        return LessonPanels(p.plot(), p.timing(), p.kmeans(), p.graph())
 
     def show_panel(self, dock_name: str) -> None:
         """Bring the dock ``dock_name`` (its panel built) to the front."""
-        self.build_panels()
+        if dock_name in PANEL_NAMES:
+            self.panels.panel(dock_name)
         self.panel_focus.focus(self.docks.show_panel(dock_name))
 
     def _on_title(self, title: str) -> None:
@@ -368,8 +367,9 @@ class MainWindow(QMainWindow):
 
     def reset_layout(self) -> None:
         """Editor and jaxpr on top (most of the height), console and panels as tabs below."""
-        self.panel_focus.release()
-        self.docks.reset(console_built=self.console_panel.widget is not None)
+        with self.panels.arranging():  # docks shown on the way: only the one in front builds
+            self.panel_focus.release()
+            self.docks.reset(console_built=self.console_panel.widget is not None)
 
     # ------------------------------------------------------------------ closing
 

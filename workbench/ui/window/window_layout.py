@@ -1,15 +1,13 @@
 """Where the window's parts sit: editor and jaxpr on top, console and panels as tabs below.
 
-The docks exist from the start (``restoreState`` needs them); their panels come
-after the first paint, each in a scroll area so a short dock scrolls rather than
-squeezing the editor. A lesson runs the whole height on the left; a panel a lesson
-step is about gets half the height, and on a projector most of it
+The docks exist from the start (``restoreState`` needs them); a panel comes after the
+first paint, once its dock is in front (``panel_set``), in a scroll area so a short dock
+scrolls rather than squeezing the editor. A lesson runs the whole height on the left; a
+panel a lesson step is about gets half the height, and on a projector most of it
 (``panel_focus``).
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
@@ -17,6 +15,7 @@ from PySide6.QtWidgets import QDockWidget, QFrame, QLabel, QMainWindow, QScrollA
 
 PANEL_DOCKS = (("Plot", "plotDock"), ("Timing", "timingDock"), ("K-means", "kmeansDock"),
                ("Graph", "graphDock"))
+PANEL_NAMES = tuple(name for _, name in PANEL_DOCKS)
 BOTTOM_SHARE = 0.36  # of the height, for the console and panel tabs at the default layout
 LESSON_SHARE = 0.26  # of the width, for the lesson beside the editor (0.32 presenting)
 LESSON_PANEL_SHARE = 0.5  # of the height, for the panel a lesson step brings to the front
@@ -51,18 +50,17 @@ class DockLayout:
         dock.setWidget(widget)
         return dock
 
-    def install_panels(self, panels: Sequence[QWidget]) -> None:
-        """Each panel in its dock, in a scroll area: it keeps its usable minimum size (the
+    def install_panel(self, dock: QDockWidget, panel: QWidget) -> None:
+        """The panel in its dock, in a scroll area: it keeps its usable minimum size (the
         timing chart's 200 px) rather than pushing the editor below its ten lines."""
-        for dock, panel in zip(self.panel_docks, panels, strict=True):
-            placeholder = dock.widget()
-            scroll = QScrollArea()
-            scroll.setObjectName(f"{dock.objectName()}Scroll")
-            scroll.setWidgetResizable(True)
-            scroll.setFrameShape(QFrame.Shape.NoFrame)
-            scroll.setWidget(panel)
-            dock.setWidget(scroll)
-            placeholder.deleteLater()
+        placeholder = dock.widget()
+        scroll = QScrollArea()
+        scroll.setObjectName(f"{dock.objectName()}Scroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(panel)
+        dock.setWidget(scroll)
+        placeholder.deleteLater()
 
     def reset(self, console_built: bool) -> None:
         """Editor and jaxpr on top (most of the height), console and panels as tabs below."""
