@@ -10,7 +10,14 @@ from collections.abc import Callable
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QTimer
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QWidget,
+)
 
 from tests.ui.conftest import in_process_bridge
 from workbench.ui.storage.settings import Settings
@@ -58,10 +65,14 @@ def click(name: str | QMessageBox.StandardButton, asked: list[str]) -> Answer:
 
 
 def choose_file(path) -> Answer:
+    """Type the path into the dialog's name field and accept. Not ``selectFile``: Qt leaves
+    the field as it is when it has the focus (it does once the dialog is active), and the
+    dialog then saves over the file it opened with, asking first (a question no one answers)."""
     def answer(dialog: QWidget) -> bool:
         if not isinstance(dialog, QFileDialog):
             return False
-        dialog.selectFile(str(path))
+        dialog.findChild(QLineEdit, "fileNameEdit").setText(str(path))
+        assert dialog.selectedFiles() == [str(path)]
         dialog.accept()
         return True
     return answer
