@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.ui.panels.console_client import WakeableLoopThread
+
 SOURCE = "def double(x):\n    return x * 2\n"
 
 
@@ -90,9 +92,12 @@ def test_what_is_announced_as_the_console_changes_kernel_outlives_its_reset(
         return panel.widget._control.toPlainText()
 
     qtbot.waitUntil(lambda: "In [" in text(), timeout=20000)
+    old_thread = panel.kernel_client.ioloop_thread
+    assert isinstance(old_thread, WakeableLoopThread)  # qtconsole's client, our loop thread
     moved = tmp_path / "same-kernel.json"
     moved.write_text(Path(panel.connection_file).read_text())
     panel.connect_kernel(str(moved))
+    assert not old_thread.is_alive() and old_thread._stop_event.is_set()  # woken, not polled
     panel.announce("the kernel changed")
     qtbot.waitUntil(lambda: not panel.widget._starting and "In [" in text(), timeout=20000)
     assert text().count("[workbench] the kernel changed") == 1, text()

@@ -80,9 +80,9 @@ class ConsolePanel(QWidget):
 
     def _client(self, where: str | ConsoleLink) -> Any:
         if isinstance(where, str):
-            from qtconsole.client import QtKernelClient
+            from workbench.ui.panels.console_client import ConsoleKernelClient
 
-            client = QtKernelClient(connection_file=where)
+            client = ConsoleKernelClient(connection_file=where)
             client.load_connection_file()
         else:
             from workbench.ui.panels.server_console import ServerConsoleClient
