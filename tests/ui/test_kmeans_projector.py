@@ -94,8 +94,8 @@ def test_settings_show_beside_the_plots_or_in_their_place(qtbot, projector_panel
     assert panel.settings.verticalScrollBar().maximum() > 0  # it scrolls, not the dock
     # A narrow one: in the plots' place, the playback controls still there.
     scroll.resize(PROJECTOR_DOCKS["1024x768 lesson"])
-    qtbot.waitUntil(lambda: not panel.plots.isVisible())
-    assert not clipped(panel.settings, scroll) and not clipped(panel.step_button, scroll)
+    qtbot.waitUntil(lambda: not panel.plots.isVisible() and not clipped(panel.settings, scroll)
+                    and not clipped(panel.step_button, scroll))  # the fold, then its layout
     type_into(qtbot, panel, "kmeansK", "3")
     panel.settings.ensureWidgetVisible(panel.k)
     assert not clipped(panel.k, scroll)
