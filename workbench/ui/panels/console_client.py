@@ -44,5 +44,6 @@ class _WakeableThreadedClient(ThreadedKernelClient):
 
 
 class ConsoleKernelClient(QtKernelClient, _WakeableThreadedClient):
-    """``qtconsole.client.QtKernelClient`` whose channels stop at once (its loop thread is
-    the one above: this class comes before ``ThreadedKernelClient`` in the MRO)."""
+    """``qtconsole.client.QtKernelClient`` whose channels stop at once: in the MRO,
+    ``_WakeableThreadedClient`` comes right before ``ThreadedKernelClient``, so qtconsole's
+    ``start_channels`` reaches the thread above."""
