@@ -8,7 +8,6 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from workbench.api.cells import CellOutput
@@ -22,8 +21,6 @@ os.environ.setdefault("QT_API", "pyside6")  # qtconsole goes through qtpy
 class ConsolePanel(QWidget):
     """Holds the console widget (objectName ``console``) once the kernel's connection is known."""
 
-    _sig_reset_done = Signal()
-
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("consolePanel")
@@ -31,7 +28,7 @@ class ConsolePanel(QWidget):
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._placeholder = QLabel("The console starts with the engine ...")
         self._layout.addWidget(self._placeholder)
-        self.widget = None
+        self.widget: Any = None  # a ConsoleWidget once connected
         self.kernel_client: Any = None
         self.connection_file: str | ConsoleLink = ""  # what the client attached to
         self._scheme = "light"
@@ -39,7 +36,6 @@ class ConsolePanel(QWidget):
         # reset): what the workbench announced meanwhile is held and said again after it.
         self._resetting = False
         self._held: list[str] = []
-        self._sig_reset_done.connect(self._on_reset_done, Qt.ConnectionType.QueuedConnection)
 
     def connect_kernel(self, connection_file: str | ConsoleLink) -> None:
         """Attach a console client to the kernel described by ``connection_file``, or to a
@@ -54,19 +50,17 @@ class ConsolePanel(QWidget):
             # A prompt qtconsole asked the old kernel for never comes: it would not ask the
             # new one, and the console would show no prompt (a cell was running, say).
             self.widget._prompt_requested = False
-            # Before the widget takes the client (and asks the kernel for its info): the
-            # answer cannot come first.
-            client.shell_channel.message_received.connect(self._on_shell)
             self.widget.kernel_client = self.kernel_client
             self.connection_file = connection_file
             if old is not None:
                 old.stop_channels()
             return
-        from qtconsole.rich_jupyter_widget import RichJupyterWidget
+        from workbench.ui.panels.console_widget import ConsoleWidget
 
         self.connection_file = connection_file
-        widget = RichJupyterWidget()
+        widget = ConsoleWidget()
         widget.setObjectName("console")
+        widget.sig_reset.connect(self._on_reset)
         widget.kernel_client = client
         widget.banner = (
             "The workbench console: the editor's functions are defined here, "
@@ -127,18 +121,10 @@ class ConsolePanel(QWidget):
             return
         self.widget._append_plain_text(f"\n[workbench] {text}\n", before_prompt=True)
 
-    def _on_shell(self, msg: dict[str, Any]) -> None:
-        """The new client's kernel answered: qtconsole resets on that answer, so what was
-        held is said after its handler has run (queued behind it)."""
-        client = self.kernel_client
-        if (not self._resetting or msg.get("msg_type") != "kernel_info_reply" or client is None
-                or msg.get("parent_header", {}).get("session") != client.session.session):
-            return  # not the current client's (an old one's late reply, say)
-        self._sig_reset_done.emit()
-
-    def _on_reset_done(self) -> None:
-        if not self._resetting or getattr(self.widget, "_starting", False):
-            return  # an answer the widget did not reset on (its own request's comes later)
+    def _on_reset(self) -> None:
+        """The widget has cleared its text for the new kernel: say what was held."""
+        if not self._resetting:
+            return
         self._resetting = False
         held, self._held = self._held, []
         for text in held:
