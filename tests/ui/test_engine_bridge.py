@@ -75,3 +75,23 @@ def test_a_request_after_close_starts_no_engine_and_is_answered_cancelled(qtbot)
     bridge.start()  # what the window's start timer would do: nothing, once closed
     assert bridge.client is None
     bridge.deleteLater()
+
+
+def test_a_reply_to_a_deleted_owner_reaches_nobody(qtbot, bridge):
+    # A bridge that outlives the window which asked (one shared by several windows): the
+    # reply came after the window was deleted, and its controller's signal was emitted on a
+    # deleted object ("Signal source has been deleted" in the Qt event loop).
+    from PySide6.QtCore import QObject
+
+    from workbench.api import messages as p
+    from workbench.ui.control.requests import EngineRequests
+
+    qtbot.waitUntil(lambda: bridge.state == "idle", timeout=60000)
+    owner, kept = QObject(), QObject()
+    gone: list[p.Reply] = []
+    here: list[p.Reply] = []
+    EngineRequests(bridge, owner=owner).devices(gone.append)
+    shiboken6.delete(owner)
+    EngineRequests(bridge, owner=kept).devices(here.append)
+    qtbot.waitUntil(lambda: bool(here), timeout=60000)  # in order: the first is past
+    assert gone == [] and isinstance(here[0], p.Result)

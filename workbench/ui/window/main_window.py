@@ -81,7 +81,7 @@ class MainWindow(QMainWindow):
         self.theme = ThemeWatcher(self.settings.theme, self)
         self.engine = engine or EngineBridge(self)
         self.session = Session(self.engine, self)
-        self.requests = EngineRequests(self.engine)
+        self.requests = EngineRequests(self.engine, owner=self)
         self._build_widgets(console)
         self.document = DocumentController(self, self.editor, self.settings, autosave_dir,
                                            ask=ask)
