@@ -68,6 +68,46 @@ def test_swapped_ports_are_named_and_other_ports_are_not_judged():
     assert port_mismatch(swapped, {}) == ""  # a kernel that does not say its ports
 
 
+def test_a_socket_whose_port_is_another_kinds_refuses_a_send_at_once():
+    # The client's shell socket on the kernel's iopub port (shell and iopub swapped): zmq
+    # drops the peer after the handshake, and a send then waited for ever on the client's
+    # I/O thread (a CLI hung 30 s in 1 run of 12 when another run shared the machine).
+    import threading
+
+    import zmq
+
+    from tests.kernel_util import wait_until
+    from workbench.client.transport import ChannelRefused, Transport
+
+    pub = zmq.Context.instance().socket(zmq.PUB)
+    pub.linger = 0
+    port = pub.bind_to_random_port("tcp://127.0.0.1")
+    transport = Transport()
+    transport.use_info({**GOOD, "shell_port": port})
+    transport.connect()
+    refused: list[ChannelRefused] = []
+
+    def refused_yet() -> bool:
+        try:
+            transport.send("shell", "kernel_info_request", {})
+        except ChannelRefused as exc:
+            refused.append(exc)
+        return bool(refused)
+
+    # In a thread: without the fix the send never returns, and the test must fail, not hang.
+    sender = threading.Thread(target=wait_until, args=(refused_yet, 10, "a refusal"),
+                              daemon=True)
+    sender.start()
+    sender.join(15)
+    try:
+        assert refused, "the send to a port of another kind of socket never returned"
+        assert str(refused[0]).startswith(f"the shell port (tcp://127.0.0.1:{port}) takes no")
+    finally:
+        if not sender.is_alive():
+            transport.close()
+        pub.close()
+
+
 def _one_line_in_time(path: Path) -> tuple[str, float]:
     """``workbench trace`` on ``path``: its one stderr line and seconds from its start."""
     prog = path.parent / "prog.py"

@@ -8,6 +8,7 @@ never allowed to kill that thread.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import traceback
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from typing import Any
 from workbench.api import messages as p
 from workbench.api.state import Notice, NoticeKind, State
 from workbench.client.routing import Pending, Router, Stats
-from workbench.client.transport import Transport
+from workbench.client.transport import ChannelRefused, Transport
 
 # A notice about how an attached kernel is reached (a file others can read, every address).
 SETUP_WARNING = NoticeKind.WARNING
@@ -121,5 +122,12 @@ class Core:
         return msg_id
 
     def send_kernel_info(self) -> None:
-        self.transport.send("shell", "kernel_info_request", {})
+        self.probe("shell", "kernel_info_request")
         self.info_sent_at = time.monotonic()
+
+    def probe(self, channel: str, msg_type: str) -> None:
+        """Send a request that only asks (kernel_info, connect). A channel that takes no
+        messages (swapped ports) leaves it to the other channel's answer, or to the connect
+        timeout, to say why."""
+        with contextlib.suppress(ChannelRefused):
+            self.transport.send(channel, msg_type, {})

@@ -373,11 +373,11 @@ class EngineClient:
         core.launched_at = time.monotonic()
         core.send_kernel_info()
         if not self.owned:  # answered even while the shell is busy: proves the key
-            core.transport.send("control", "kernel_info_request", {})
+            core.probe("control", "kernel_info_request")
             # The kernel's own ports, from whichever of the two reaches it: swapped ones are
             # named at once instead of leaving it starting for ever.
             for channel in ("control", "shell"):
-                core.transport.send(channel, "connect_request", {})
+                core.probe(channel, "connect_request")
 
     def _attach(self) -> None:
         """Read the connection file and, with ``ssh``, tunnel to its ports (again after a

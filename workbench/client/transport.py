@@ -28,6 +28,11 @@ HEARTBEAT_PERIOD_S = 0.5
 CHANNELS = ("shell", "control", "iopub", "hb")
 
 
+class ChannelRefused(ConnectionError):
+    """A socket had nothing to queue a message for: its port is another kind of socket's (a
+    connection file with swapped ports), which zmq drops after the handshake."""
+
+
 class Transport:
     """Sockets to a kernel's channels, signed with the key of its connection info."""
 
@@ -87,6 +92,9 @@ class Transport:
             sock.linger = 0
             if kind == zmq.DEALER:
                 sock.identity = identity
+                # With no peer (its port's socket refused the handshake) a send would wait
+                # for ever, on the thread that reads every reply: refuse at once instead.
+                sock.sndtimeo = 0
             if kind == zmq.SUB:
                 sock.setsockopt(zmq.SUBSCRIBE, b"")
             sock.connect(self.url(name))
@@ -101,8 +109,12 @@ class Transport:
 
     def send(self, channel: str, msg_type: str, content: dict[str, Any],
              buffers: list[Any] | None = None) -> str:
-        """Sign and send one message; its id."""
-        msg = self.session.send(self.sockets[channel], msg_type, content, buffers=buffers)
+        """Sign and send one message; its id (``ChannelRefused`` when the socket has no peer)."""
+        try:
+            msg = self.session.send(self.sockets[channel], msg_type, content, buffers=buffers)
+        except zmq.Again:
+            raise ChannelRefused(f"the {channel} port ({self.url(channel)}) takes no messages: "
+                                 "no kernel's channel of that kind is there") from None
         assert msg is not None  # Session.send returns None only in a forked child
         msg_id: str = msg["header"]["msg_id"]
         return msg_id
