@@ -90,6 +90,7 @@ def test_devices_and_time_name_the_servers_devices(capsys, prog, jupyter, kernel
                              "--kernel-id", kernel_id)
     assert code == 0 and json.loads(out)["devices"], err
     code, out, err = run_cli(capsys, "time", prog, "selu", "--args", "f32[100]", "--quiet",
+                             "--repeats", "3", "--min-batch", "0.01", "--budget", "0.3",
                              "--server", jupyter.url, "--kernel-id", kernel_id)
     assert code == 0 and "faster than eager" in out, err
 

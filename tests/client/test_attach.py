@@ -27,7 +27,9 @@ from workbench.client.attach import host_label
 from workbench.client.engine_client import EngineClient
 from workbench.engine.service import Service
 
-pytestmark = pytest.mark.serial  # times what a kernel does: alone, never beside a worker
+# The tests that time what a kernel does (a Stop, a death noticed, a failure within seconds)
+# are marked serial: they run one worker per core, never beside another's load.
+SERIAL = pytest.mark.serial
 
 GOOD = "def f(x):\n    return jnp.sin(x) * 2\n"
 PYTHON_LOOP = "print('started', flush=True)\nwhile True:\n    pass\n"
@@ -82,6 +84,7 @@ def test_the_status_names_the_host():
     assert host_label("unused.json", "gpu-host:2222") == "gpu-host"
 
 
+@SERIAL
 def test_stop_interrupts_an_attached_kernel_and_keeps_its_names(tcp_kernel):
     with Attached(tcp_kernel.connection_file, stop_grace=3.0) as a:
         assert isinstance(a.client.call(p.LoadSource(source=GOOD), 60), p.Result)
@@ -95,6 +98,7 @@ def test_stop_interrupts_an_attached_kernel_and_keeps_its_names(tcp_kernel):
         assert isinstance(a.client.call(p.Trace(name="f", args="f32[3]"), 30), p.Result)
 
 
+@SERIAL
 def test_a_stop_that_cannot_stop_it_offers_a_restart_that_only_the_user_starts(tcp_kernel):
     with Attached(tcp_kernel.connection_file) as a:
         assert isinstance(a.client.call(p.LoadSource(source=GOOD), 60), p.Result)
@@ -124,6 +128,7 @@ def test_a_stop_that_cannot_stop_it_offers_a_restart_that_only_the_user_starts(t
         assert isinstance(a.client.call(p.Trace(name="f", args="f32[3]"), 30), p.Result)
 
 
+@SERIAL
 def test_a_remote_kernel_that_dies_is_reported_and_never_restarted(tmp_path):
     kernel = start_tcp_kernel(tmp_path)
     try:
@@ -172,12 +177,14 @@ def test_json_that_is_not_a_connection_file(tmp_path):
     assert "is not a connection file (it has no shell_port" in _fails_fast(bad, 3)
 
 
+@SERIAL
 def test_a_connection_file_of_a_dead_kernel_fails_within_seconds(tmp_path):
     message = _fails_fast(dead_connection_file(tmp_path), 5)
     assert message.startswith("nothing answers at 127.0.0.1") and "is the kernel running?" \
         in message
 
 
+@SERIAL
 def test_a_wrong_key_is_no_answer_not_a_hang(tcp_kernel, tmp_path):
     message = _fails_fast(wrong_key_file(tcp_kernel, tmp_path), 5, connect_timeout=2.0)
     assert "no answer" in message and "wrong key, or not a workbench kernel?" in message
@@ -208,6 +215,7 @@ def test_through_ssh(sshd, tcp_kernel, monkeypatch):
     assert not tunnelled.exists()  # the private folder goes with the client
 
 
+@SERIAL
 def test_an_ssh_host_that_refuses(tcp_kernel, tmp_path, monkeypatch):
     if not ssh_available():
         pytest.skip("the ssh client is not installed (apt-get install openssh-client)")

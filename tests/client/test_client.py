@@ -15,8 +15,6 @@ from workbench.api import messages as p
 from workbench.api.state import State
 from workbench.client.routing import Pending as _Pending
 
-pytestmark = pytest.mark.serial  # times what a kernel does: alone, never beside a worker
-
 SELU = (
     "def selu(x, alpha=1.67, lmbda=1.05):\n"
     "    return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)\n"
@@ -67,6 +65,7 @@ def gate(tmp_path):
     return Gate
 
 
+@pytest.mark.serial  # times the caller (50 ms): never beside a worker's load
 def test_request_never_blocks_the_caller(engine, gate):
     box = engine.send(p.LoadSource(source=gate.source))
     start = time.monotonic()
