@@ -56,8 +56,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "(Stop, restart, crashes, the console, what the kernel prints)")
     config.addinivalue_line(
         "markers", "serial: the test times what a kernel or a process does (Stop within 3 s, "
-        "a crash noticed within 2 s); `make test` runs these alone, after the rest has run on "
-        "every core")
+        "a crash noticed within 2 s); `make test` runs these one worker per core, after the "
+        "rest")
 
 
 @pytest.fixture(autouse=True, scope="session")
