@@ -1,5 +1,6 @@
 """The CLI on four virtual CPU devices (``XLA_FLAGS=--xla_force_host_platform_device_count=4``,
-so each command runs in a child process): listed, timed one by one, and k-means sharded."""
+so the commands run in a child process, one for the module): listed, timed one by one, and
+k-means sharded."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.four_devices import NAMES, workbench_four
+from tests.four_devices import NAMES, FourDeviceCli
 
 SOURCE = """\
 def selu(x, alpha=1.67, lmbda=1.05):
@@ -18,12 +19,19 @@ def selu(x, alpha=1.67, lmbda=1.05):
 TINY = ["--min-batch", "0.0002", "--repeats", "2", "--budget", "0.03", "--quiet"]
 
 
+@pytest.fixture(scope="module")
+def workbench_four():
+    cli = FourDeviceCli()
+    yield cli
+    cli.close()
+
+
 def ok(proc):
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
 
-def test_devices_lists_four_cpu_devices():
+def test_devices_lists_four_cpu_devices(workbench_four):
     doc = json.loads(ok(workbench_four("devices", "--format", "json")))
     assert [d["name"] for d in doc["devices"]] == NAMES
     assert {d["platform"] for d in doc["devices"]} == {"cpu"}
@@ -32,7 +40,7 @@ def test_devices_lists_four_cpu_devices():
     assert all(f"  {name} " in text for name in NAMES)
 
 
-def test_time_all_measures_every_device_with_its_own_transfer(prog):
+def test_time_all_measures_every_device_with_its_own_transfer(prog, workbench_four):
     doc = json.loads(ok(workbench_four("time", prog, "selu", "--args", "f32[1000]",
                                        "--devices", "all", "--format", "json", *TINY)))
     assert [(r["device"], r["mode"]) for r in doc["results"]] == [
@@ -44,7 +52,7 @@ def test_time_all_measures_every_device_with_its_own_transfer(prog):
     assert all(r["compile"] is not None for r in doc["results"] if r["mode"] == "jit")
 
 
-def test_time_text_groups_by_device_with_a_table_of_all(prog):
+def test_time_text_groups_by_device_with_a_table_of_all(prog, workbench_four):
     text = ok(workbench_four("time", prog, "selu", "--args", "f32[1000]", *TINY))
     lines = text.splitlines()
     starts = [lines.index(f"on {name}:") for name in NAMES]
@@ -56,7 +64,7 @@ def test_time_text_groups_by_device_with_a_table_of_all(prog):
     assert [row.split()[0] for row in table[1:]] == NAMES
 
 
-def test_time_takes_devices_by_name(prog):
+def test_time_takes_devices_by_name(prog, workbench_four):
     doc = json.loads(ok(workbench_four("time", prog, "selu", "--args", "f32[100]", "--devices",
                                        "cpu:1,cpu:3", "--modes", "jit", "--format", "json",
                                        *TINY)))
@@ -64,7 +72,7 @@ def test_time_takes_devices_by_name(prog):
     assert [d["device"] for d in doc["devices"]] == ["cpu:1", "cpu:3"]
 
 
-def test_an_absent_platform_names_the_four_devices_there(prog):
+def test_an_absent_platform_names_the_four_devices_there(prog, workbench_four):
     proc = workbench_four("time", prog, "selu", "--args", "f32[10]", "--devices", "tpu", *TINY)
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr == ("workbench time: error: no tpu device here; JAX sees cpu:0, cpu:1, "
@@ -72,7 +80,7 @@ def test_an_absent_platform_names_the_four_devices_there(prog):
 
 
 @pytest.mark.parametrize("n, k", [(20_003, 5), (6, 3)])  # padded: N is no multiple of 4
-def test_kmeans_sharded_over_all_devices_is_the_one_device_run(tmp_path, n, k):
+def test_kmeans_sharded_over_all_devices_is_the_one_device_run(tmp_path, n, k, workbench_four):
     runs = {}
     for devices in ([], ["--devices", "all"]):
         labels = tmp_path / f"labels{len(devices)}.npy"
@@ -90,6 +98,6 @@ def test_kmeans_sharded_over_all_devices_is_the_one_device_run(tmp_path, n, k):
     np.testing.assert_allclose(sharded["inertia_mean"], one["inertia_mean"], rtol=1e-4)
 
 
-def test_kmeans_text_says_it_was_sharded():
+def test_kmeans_text_says_it_was_sharded(workbench_four):
     text = ok(workbench_four("kmeans", "--devices", "all"))
     assert text.splitlines()[1] == f"points sharded over 4 devices: {', '.join(NAMES)}"
