@@ -12,8 +12,6 @@ import pytest
 
 from tests.kernel_util import process_alive
 
-pytestmark = pytest.mark.serial  # times what a kernel does: alone, never beside a worker
-
 CHILD = textwrap.dedent(
     """
     import sys

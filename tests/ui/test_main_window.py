@@ -155,7 +155,6 @@ def test_stop_an_endless_loop_without_freezing(qtbot, make_window, tmp_path):
 
 
 @pytest.mark.kernel
-@pytest.mark.serial
 def test_a_kernel_crash_is_reported_and_recovered(qtbot, make_window):
     window = make_window()
     window.new_file()
