@@ -24,18 +24,21 @@ def sklearn_lloyd(x, c0):
     return KMeans(len(c0), init=c0, n_init=1, algorithm="lloyd", tol=0.0, max_iter=500).fit(x)
 
 
+# The points are made when a test runs, not as the module is collected: every worker
+# collects every module, and the tutorial's points compile JAX's random draws.
 @pytest.mark.parametrize(
-    "x, k",
+    "points, k",
     [
-        (tutorial_points(), 4),
-        (tutorial_points(), 3),
-        (blobs(6000, 6, spread=1.5, seed=2), 6),
-        (blobs(3000, 5, spread=1.0, seed=5) + np.float32(1000), 5),  # far from the origin
-        (blobs(40000, 4, spread=1.0, seed=3), 4),
+        (tutorial_points, 4),
+        (tutorial_points, 3),
+        (lambda: blobs(6000, 6, spread=1.5, seed=2), 6),
+        (lambda: blobs(3000, 5, spread=1.0, seed=5) + np.float32(1000), 5),  # off the origin
+        (lambda: blobs(40000, 4, spread=1.0, seed=3), 4),
     ],
     ids=["tutorial-k4", "tutorial-k3", "blobs", "offset-blobs", "more-blobs"],
 )
-def test_agrees_with_sklearn_and_float64(x, k):
+def test_agrees_with_sklearn_and_float64(points, k):
+    x = points()
     c0 = init_centroids(x, k, "random", seed=0)
     r = run_kmeans(x, c0, tol=0.0)
     assert r.converged and r.changed[-1] == 0
@@ -182,9 +185,11 @@ def test_higher_dimensional_data():
 
 
 @pytest.mark.parametrize(
-    "x, c0", [(tutorial_points(), "random"), (blobs(5000, 5, 2.0, 1), "kmeans++")]
+    "points, c0", [(tutorial_points, "random"), (lambda: blobs(5000, 5, 2.0, 1), "kmeans++")],
+    ids=["tutorial-random", "blobs-kmeans++"],
 )
-def test_stepper_equals_the_full_run(x, c0):
+def test_stepper_equals_the_full_run(points, c0):
+    x = points()
     k = 4 if len(x) == 800 else 5
     c0 = init_centroids(x, k, c0, seed=1)
     r = run_kmeans(x, c0, tol=0.0)
