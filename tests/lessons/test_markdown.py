@@ -228,28 +228,35 @@ def test_titles_read_only_the_start_of_a_long_heading_or_paragraph():
 
 WATCH_MATPLOTLIB_IMPORTS = """
 import sys
-from workbench.lessons import markdown
+from workbench.api.process_env import MATPLOTLIB_IMPORT
 
 class Watch:
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] == "matplotlib" and not markdown._MATHTEXT.locked():
-            raise AssertionError(f"{name} imported outside the mathtext lock")
+        if name.split(".")[0] == "matplotlib" and not MATPLOTLIB_IMPORT.locked():
+            raise AssertionError(f"{name} imported outside the matplotlib lock")
         return None
 
 assert "matplotlib" not in sys.modules
 sys.meta_path.insert(0, Watch())
-assert markdown.typeset("x^2", colour="#336699") is not None
+%s
+assert "matplotlib.pyplot" in sys.modules or "matplotlib.mathtext" in sys.modules
 print("ok")
 """
 
 
-def test_matplotlib_is_imported_only_under_the_lock_the_warm_up_thread_holds():
+@pytest.mark.parametrize("first", [
+    "from workbench.lessons import markdown\n"
+    "assert markdown.typeset('x^2', colour='#336699') is not None",
+    "from workbench.graph import layout  # igraph, whose drawing code imports pyplot",
+], ids=["mathtext", "igraph"])
+def test_matplotlib_is_imported_only_under_the_lock_the_warm_up_thread_holds(first):
     # The lesson panel warms mathtext up on a thread; a formula typeset on the GUI thread
     # meanwhile imported matplotlib.colors beside it, and matplotlib's first import from
-    # two threads at once failed half-way ("partially initialized module").
+    # two threads at once failed half-way ("partially initialized module"). The window's
+    # import of the graph panel loads igraph, and igraph loads matplotlib.pyplot.
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", WATCH_MATPLOTLIB_IMPORTS],
+    done = subprocess.run([sys.executable, "-c", WATCH_MATPLOTLIB_IMPORTS % first],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

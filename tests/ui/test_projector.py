@@ -8,15 +8,28 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from PySide6.QtCore import QPoint, QRect
+from PySide6.QtCore import QPoint, QRect, QSize
 from pytestqt.exceptions import TimeoutError as WaitTimedOut
 
 from tests.ui.projector import clipped
 from workbench.lessons.bundled import LESSONS_DIR
 from workbench.ui.style.presentation import editor_minimum_height
+from workbench.ui.window.window_layout import default_size
 
 ENGINE_MS = 60000
 SCREENS = [(1024, 768), (1280, 800)]
+
+
+@pytest.mark.parametrize(("area", "size"), [
+    ((1024, 768), (1024, 768)),  # a projector: all of it (the window starts maximized)
+    ((1280, 800), (1280, 800)),
+    ((1920, 1080), (1600, 972)),  # a large screen: most of it
+    ((2560, 1440), (1600, 1000)),
+    ((800, 600), (1024, 700)),  # smaller than any panel is laid out for: at least that
+    ((800, 800), (1024, 720)),
+])
+def test_a_first_start_fills_a_projectors_screen(area, size):
+    assert default_size(QSize(*area)) == QSize(*size)
 
 
 def _presenting_lesson(qtbot, make_window, size, lesson):

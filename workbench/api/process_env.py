@@ -1,4 +1,5 @@
-"""Environment for the engine's process: glibc malloc tuned to keep large blocks.
+"""What a process sets up for itself: glibc malloc tuned to keep large blocks (the engine's
+process), and the one lock under which matplotlib is first imported (the window's).
 
 XLA's CPU runtime allocates its large buffers (a k-means label history of
 tens of MB, temporaries of every run) with malloc, which glibc serves with a
@@ -20,6 +21,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import threading
 from collections.abc import Mapping
 
 MALLOC_TUNING: Mapping[str, str] = {
@@ -43,6 +45,13 @@ def engine_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     for key, value in {**MALLOC_TUNING, **QUIET_DEBUGGER}.items():
         env.setdefault(key, value)
     return env
+
+
+# matplotlib's first import fails half-way when two threads make it at once ("partially
+# initialized module"). In the window, the lesson text's mathtext loads it on a thread while
+# the panels' import of igraph (whose drawing code imports pyplot) may load it on the GUI
+# thread: both import under this lock.
+MATPLOTLIB_IMPORT = threading.Lock()
 
 
 # glibc's mallopt() parameter for each variable (malloc.h: M_TRIM_THRESHOLD, M_MMAP_THRESHOLD,

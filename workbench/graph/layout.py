@@ -40,9 +40,11 @@ from __future__ import annotations
 
 import bisect
 
-import igraph
-
+from workbench.api.process_env import MATPLOTLIB_IMPORT
 from workbench.graph.model import LayoutOptions
+
+with MATPLOTLIB_IMPORT:  # igraph imports matplotlib.pyplot (for its drawing) as it loads
+    import igraph
 
 
 def place_layers(widths: list[float], layer: list[int],

@@ -27,7 +27,6 @@ import io
 import logging
 import math
 import re
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -43,6 +42,8 @@ from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
+
+from workbench.api.process_env import MATPLOTLIB_IMPORT
 
 MATH_SCHEME = "wbmath"
 IMAGE_SCHEME = "wbimg"
@@ -598,8 +599,9 @@ def _parse(source: str, point_size: float, dpi: float) -> Any:
         return None if substitutions.seen else parsed
 
 
-# mathtext is not made for two threads at once (``warm_up``), nor is matplotlib's import.
-_MATHTEXT = threading.Lock()
+# mathtext is not made for two threads at once (``warm_up``), nor is matplotlib's import
+# (the graph panel's igraph imports it too).
+_MATHTEXT = MATPLOTLIB_IMPORT
 
 
 def warm_up() -> None:

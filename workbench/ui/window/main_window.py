@@ -46,7 +46,7 @@ from workbench.ui.window.panel_focus import PanelFocus
 from workbench.ui.window.panel_set import PanelSet
 from workbench.ui.window.status_bar import StatusWidgets
 from workbench.ui.window.window_actions import Slots, WindowActions
-from workbench.ui.window.window_layout import PANEL_NAMES, DockLayout, FirstPaint, default_size
+from workbench.ui.window.window_layout import PANEL_NAMES, DockLayout, FirstPaint, first_size
 
 if TYPE_CHECKING:
     from workbench.ui.panels.graph_panel import GraphPanel
@@ -117,7 +117,7 @@ class MainWindow(QMainWindow):
         self.editor.textChanged.connect(self._on_text_changed)
         geometry = self.settings.geometry
         if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(default_size())
+            first_size(self)
         state = self.settings.dock_state
         self._first_start = state is None or not self.restoreState(state)
         if self._first_start:

@@ -131,11 +131,34 @@ class FirstPaint(QObject):
         return False
 
 
-def default_size() -> QSize:
-    """Most of the screen on first start (a projector's 1024x768 included), at least 1024x700."""
+MIN_SIZE = QSize(1024, 700)  # the smallest window every panel is laid out for
+PROJECTOR_SIZE = QSize(1280, 860)  # a screen no larger than this in either way is filled
+
+
+def default_size(area: QSize | None = None) -> QSize:
+    """A first start's size on a screen of ``area`` (default: the primary screen's free area).
+
+    Most of a large screen; all of a projector's 1024x768 or 1280x800 (90% of it would leave
+    a strip the class cannot use); never under ``MIN_SIZE``.
+    """
+    if area is None:
+        screen = QGuiApplication.primaryScreen()
+        if screen is None:
+            return PROJECTOR_SIZE
+        area = screen.availableGeometry().size()
+    fits = area.width() >= MIN_SIZE.width() and area.height() >= MIN_SIZE.height()
+    if fits and (area.width() <= PROJECTOR_SIZE.width()
+                 or area.height() <= PROJECTOR_SIZE.height()):
+        return area
+    return QSize(max(MIN_SIZE.width(), min(int(area.width() * 0.9), 1600)),
+                 max(MIN_SIZE.height(), min(int(area.height() * 0.9), 1000)))
+
+
+def first_size(window: QMainWindow) -> None:
+    """``default_size``, maximized where that is the whole screen (the window manager then
+    fits the window's frame inside it)."""
+    size = default_size()
+    window.resize(size)
     screen = QGuiApplication.primaryScreen()
-    if screen is None:
-        return QSize(1280, 860)
-    area = screen.availableGeometry()
-    return QSize(max(1024, min(int(area.width() * 0.9), 1600)),
-                 max(700, min(int(area.height() * 0.9), 1000)))
+    if screen is not None and size == screen.availableGeometry().size():
+        window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)
