@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -12,6 +13,12 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# A shell starts a background job (`(make test &)` in a script) with SIGINT ignored, and an
+# ignored signal stays ignored through every exec: the commands and kernels the tests start
+# would not hear the Ctrl+C the tests send them. The suite takes SIGINT as Python does.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # jsonschema (under nbformat, which the lesson tests write notebooks with) checks the "iri"
 # format with rfc3987_syntax when it is installed (jupyter_server's jupyter_events asks for
