@@ -129,6 +129,10 @@ def test_workbench_window_is_drawn(qtbot, xserver, tmp_path):
                         f"\nXvfb said:\n{xvfb}")
         shots[-1].save(tmp_path / "workbench.png")
         assert shots[-1].size == (1280, 800)
+        # A first start fills a screen of a projector's size: the bottom-right corner is the
+        # window's status bar (the colour of its menu bar), not the X server's bare root.
+        image = shots[-1].convert("RGB")
+        assert image.getpixel((1279, 799)) == image.getpixel((0, 0)) != (0, 0, 0)
         app.send_signal(signal.SIGINT)
         assert app.wait(timeout=20) == 0, app.stdout.read()
     finally:

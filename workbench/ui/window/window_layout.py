@@ -144,7 +144,7 @@ def default_size(area: QSize | None = None) -> QSize:
     if area is None:
         screen = QGuiApplication.primaryScreen()
         if screen is None:
-            return PROJECTOR_SIZE
+            return QSize(1280, 860)
         area = screen.availableGeometry().size()
     fits = area.width() >= MIN_SIZE.width() and area.height() >= MIN_SIZE.height()
     if fits and (area.width() <= PROJECTOR_SIZE.width()
