@@ -157,8 +157,9 @@ def default_size(area: QSize | None = None) -> QSize:
 def first_size(window: QMainWindow) -> None:
     """``default_size``, maximized where that is the whole screen (the window manager then
     fits the window's frame inside it)."""
-    size = default_size()
-    window.resize(size)
     screen = QGuiApplication.primaryScreen()
-    if screen is not None and size == screen.availableGeometry().size():
+    area = screen.availableGeometry().size() if screen is not None else None
+    size = default_size(area)
+    window.resize(size)
+    if size == area:
         window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)
