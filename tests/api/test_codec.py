@@ -176,12 +176,14 @@ def test_every_api_dataclass_is_a_wire_type():
             if (isinstance(obj, type) and dataclasses.is_dataclass(obj)
                     and obj.__module__ == module.__name__ and not obj.__name__.startswith("_")):
                 found.add(obj)
-    not_wire = {p.Request, p.Reply, p.Event, _client_only()}
+    not_wire = {p.Request, p.Reply, p.Event, *_local_only()}
     assert found - not_wire <= set(codec.WIRE_TYPES), sorted(
         c.__name__ for c in found - not_wire - set(codec.WIRE_TYPES))
 
 
-def _client_only() -> type:
+def _local_only() -> tuple[type, ...]:
+    """Plain data that never travels: the window's notices, a file as it was read."""
+    from workbench.api.limits import OpenedFile
     from workbench.api.state import Notice
 
-    return Notice
+    return Notice, OpenedFile

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.ui.storage.files import _create_temp
+from workbench.api.writer import _create_temp
 from workbench.ui.storage.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,14 +93,14 @@ KILLED_WRITER = textwrap.dedent(
     sys.path.insert(0, {root!r})
     from PySide6.QtCore import QCoreApplication
     from workbench.ui.storage.autosave import Autosave
-    from workbench.ui.storage.files import _create_temp
+    from workbench.api.writer import _create_temp
 
     app = QCoreApplication([])
     saver = Autosave({folder!r})
     saver.update("main", "kept = 1\\n")
     saver.flush()
     for target in (Path({source!r}), saver.folder / "buffer-0000000000000000.json"):
-        fd, name = _create_temp(target)  # what atomic_write_bytes does first
+        fd, name = _create_temp(target, 0o666)  # what atomic_write_bytes does first
         os.write(fd, b"half of a big write" * 1000)
         print(name, flush=True)
     os.kill(os.getpid(), signal.SIGKILL)  # killed before the rename
@@ -125,7 +125,7 @@ def test_temp_files_of_killed_writes_are_removed_at_start(qtbot, make_window, tm
     leftovers = [Path(line) for line in result.stdout.split()]
     assert len(leftovers) == 2 and all(p.exists() for p in leftovers)
     # Not ours to remove: a write in progress in this (live) process, and look-alikes.
-    fd, live = _create_temp(source)
+    fd, live = _create_temp(source, 0o666)
     os.close(fd)
     strangers = [project / ".model.py.1234abcd.tmp", project / "notes.tmp"]
     for stranger in strangers:

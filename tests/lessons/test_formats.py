@@ -60,7 +60,7 @@ def test_percent_without_edits_is_byte_identical(tmp_path):
     assert [s.title for s in lesson.steps] == ["Percent lesson", "y = undefined_name", "Next",
                                                "The end."]
     assert lesson_text(lesson, {}) == SCRIPT
-    out = write_lesson(lesson, {}, tmp_path / "copy.py")
+    out = write_lesson(lesson, {}, tmp_path / "copy.py").path
     assert out.read_bytes() == SCRIPT.encode()
 
 
@@ -92,7 +92,7 @@ def test_percent_crlf_round_trips(tmp_path):
     assert lesson.step(1).code == "def f(x):\n    return jnp.sin(x)\n"
     assert lesson.step(1).directive is not None
     assert lesson.step(2).expect_error == "name"
-    assert write_lesson(lesson, {}, tmp_path / "copy.py").read_bytes() == crlf
+    assert write_lesson(lesson, {}, tmp_path / "copy.py").path.read_bytes() == crlf
 
 
 def notebook():
@@ -135,7 +135,7 @@ def test_notebook_round_trips_with_edits(tmp_path):
 def test_notebook_without_edits_keeps_its_outputs(tmp_path):
     path = tmp_path / "l.ipynb"
     nbformat.write(notebook(), path)
-    copy = write_lesson(read_lesson(path), {}, tmp_path / "copy.ipynb")
+    copy = write_lesson(read_lesson(path), {}, tmp_path / "copy.ipynb").path
     assert nbformat.read(copy, as_version=4) == nbformat.read(path, as_version=4)
 
 
@@ -401,7 +401,7 @@ def test_saving_reads_the_outputs_back(tmp_path):
     original = path.read_text(encoding="utf-8")
     lesson = read_lesson(path)
     assert lesson_text(lesson, {}) == original  # unedited: byte for byte, image included
-    copy = write_lesson(lesson, {1: "def f(x):\n    return x + 2\n"}, tmp_path / "copy.ipynb")
+    copy = write_lesson(lesson, {1: "def f(x):\n    return x + 2\n"}, tmp_path / "copy.ipynb").path
     before, after = nbformat.read(path, as_version=4), nbformat.read(copy, as_version=4)
     assert after.cells[1].outputs == [] and after.cells[1].execution_count is None
     assert after.cells[3].outputs == before.cells[3].outputs  # the image, intact

@@ -138,3 +138,34 @@ def make_kernel_window(qtbot, tmp_path):
     make, windows = _window_maker(qtbot, tmp_path, kernel=True)
     yield make
     _close_windows(windows)
+
+
+@pytest.fixture
+def asking_window(qtbot, tmp_path):
+    """Windows that ask (ask=True), on one settings file (for lessons: trust, unsaved edits)."""
+    from workbench.ui.storage.settings import Settings
+    from workbench.ui.window.main_window import MainWindow
+
+    windows = []
+    blank = tmp_path / "blank.py"
+    blank.write_text("")
+
+    def make():
+        window = MainWindow(blank, settings=Settings(tmp_path / "settings.ini"),
+                            autosave_dir=tmp_path / "autosave", ask=True, console=False,
+                            engine=in_process_bridge())
+        window.engine.setParent(window)  # deleted with it, as the window's own bridge is
+        window.show()  # not qtbot.addWidget: its teardown would close it before ours, asking
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.document.ask = False
+        window.lessons.codes.clear()
+        window.close()
+        window.deleteLater()
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()

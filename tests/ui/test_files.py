@@ -45,7 +45,7 @@ def test_atomic_write_keeps_permissions_and_follows_symlinks(tmp_path):
     target.chmod(0o640)
     link = tmp_path / "link.py"
     link.symlink_to(target)
-    atomic_write_text(link, "new")
+    atomic_write_text(link, "new", follow=target)  # the user opened the link: followed
     assert link.is_symlink()
     assert target.read_text() == "new"
     assert target.stat().st_mode & 0o777 == 0o640

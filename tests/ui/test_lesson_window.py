@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 import json
 
 import nbformat
-import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from tests.ui.lesson_util import answering
 from workbench.api import messages as p
 from workbench.lessons import bundled, read_lesson
 from workbench.ui.lesson.lesson_controller import GONE, NOT_RUN
@@ -408,54 +407,6 @@ def test_no_answer_runs_nothing_and_says_so(qtbot, make_window, tmp_path):
     assert "(name)" in window.lesson_panel.message.text()  # marker is not defined
 
 
-def _answering(asked: list[str], button: QMessageBox.StandardButton) -> QTimer:
-    """Answer the next modal question as soon as it shows (a real dialog, a real click)."""
-    def answer() -> None:
-        box = QApplication.activeModalWidget()
-        if isinstance(box, QMessageBox):
-            asked.append(box.text())
-            box.button(button).click()
-
-    timer = QTimer()
-    timer.setSingleShot(True)
-    timer.setInterval(0)
-    timer.timeout.connect(answer)
-    timer.start()
-    return timer
-
-
-@pytest.fixture
-def asking_window(qtbot, tmp_path):
-    """Windows that ask (ask=True), on one settings file."""
-    from tests.ui.conftest import in_process_bridge
-    from workbench.ui.storage.settings import Settings
-    from workbench.ui.window.main_window import MainWindow
-
-    windows = []
-    blank = tmp_path / "blank.py"
-    blank.write_text("")
-
-    def make():
-        window = MainWindow(blank, settings=Settings(tmp_path / "settings.ini"),
-                            autosave_dir=tmp_path / "autosave", ask=True, console=False,
-                            engine=in_process_bridge())
-        window.engine.setParent(window)  # deleted with it, as the window's own bridge is
-        window.show()  # not qtbot.addWidget: its teardown would close it before ours, asking
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        window.document.ask = False
-        window.lessons.codes.clear()
-        window.close()
-        window.deleteLater()
-    from PySide6.QtCore import QCoreApplication, QEvent
-
-    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    gc.collect()
-
-
 def test_a_lesson_from_elsewhere_asks_once(qtbot, asking_window, tmp_path):
     path = tmp_path / "strange.py"
     path.write_text(TRUST)
@@ -463,11 +414,11 @@ def test_a_lesson_from_elsewhere_asks_once(qtbot, asking_window, tmp_path):
     assert window.open_lesson(path)
     wait_engine(qtbot, window)
     asked: list[str] = []
-    timer = _answering(asked, QMessageBox.StandardButton.Yes)
+    timer = answering(asked, QMessageBox.StandardButton.Yes)
     with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_S):
         window.lessons.go_to(1)
     assert len(asked) == 1 and "runs its code in the engine" in asked[0]
-    timer = _answering(asked, QMessageBox.StandardButton.Yes)
+    timer = answering(asked, QMessageBox.StandardButton.Yes)
     with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_S):
         window.lessons.go_to(2)
     qtbot.waitUntil(lambda: not timer.isActive())
@@ -476,7 +427,7 @@ def test_a_lesson_from_elsewhere_asks_once(qtbot, asking_window, tmp_path):
     second = asking_window()  # ... and remembered in the settings
     assert second.open_lesson(path)
     wait_engine(qtbot, second)
-    timer = _answering(asked, QMessageBox.StandardButton.No)
+    timer = answering(asked, QMessageBox.StandardButton.No)
     with qtbot.waitSignal(second.tracer.sig_loaded, timeout=ENGINE_S):
         second.lessons.go_to(1)
     qtbot.waitUntil(lambda: not timer.isActive())
@@ -556,7 +507,7 @@ def test_closing_with_unsaved_lesson_edits_asks(qtbot, asking_window, tmp_path):
         window.lessons.go_to(2)
     window.editor.setPlainText("def half(x):\n    return x * 0.5\n")
     asked: list[str] = []
-    timer = _answering(asked, QMessageBox.StandardButton.Cancel)
+    timer = answering(asked, QMessageBox.StandardButton.Cancel)
     window.close()
     assert not timer.isActive()
     assert len(asked) == 1 and "lesson" in asked[0]
@@ -580,7 +531,7 @@ def test_bundled_lessons_never_ask(qtbot, asking_window, tmp_path, monkeypatch):
     assert window.lessons.is_open
     wait_engine(qtbot, window)
     asked: list[str] = []
-    timer = _answering(asked, QMessageBox.StandardButton.No)
+    timer = answering(asked, QMessageBox.StandardButton.No)
     with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_S):
         window.lessons.go_to(1)
     qtbot.waitUntil(lambda: not timer.isActive())

@@ -27,7 +27,6 @@ from workbench.api import (
     functions,
     jaxpr,
     kmeans,
-    lowering,
     printed,
     timing,
     values,
@@ -50,8 +49,8 @@ WIRE_TYPES: tuple[type, ...] = (
     # results
     m.Pong, m.Functions, errors.Explanation, functions.FunctionInfo, functions.ParamInfo,
     functions.SyntaxProblem, jaxpr.TraceResult, jaxpr.JaxprNode, jaxpr.Eqn, jaxpr.Var,
-    jaxpr.SubJaxpr, jaxpr.JaxprStats, lowering.LoweringResult, lowering.CostEstimate,
-    lowering.MemoryStats, devices.DeviceReport, devices.DeviceInfo, devices.DevicesQuiet,
+    jaxpr.SubJaxpr, jaxpr.JaxprStats, jaxpr.LoweringResult, jaxpr.CostEstimate,
+    jaxpr.MemoryStats, devices.DeviceReport, devices.DeviceInfo, devices.DevicesQuiet,
     curves.Curves,
     curves.CurveParam, curves.DerivativeCheck, curves.PointDerivatives, curves.PointValues,
     timing.TimingConfig, timing.TimingReport, timing.ModeResult, timing.LoopStats,

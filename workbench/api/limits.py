@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
+from dataclasses import dataclass
 
 MAX_SOURCE_BYTES = 5 * 1024 * 1024
 """Editor source (a file opened, a buffer loaded): 5 MB loads in seconds, 10 MB in ~45 s."""
@@ -58,6 +59,19 @@ def file_kind(mode: int) -> str:
     return "a special file"
 
 
+@dataclass(frozen=True)
+class OpenedFile:
+    """The bytes of a file and the file they were read from, as the open descriptor saw
+    it: what a caller decides on (trust, a bundled lesson, where to save) is then the
+    file that was read, not whatever the path leads to a moment later."""
+
+    data: bytes
+    real_path: str
+    """The file's real path when it was read (links resolved)."""
+    identity: tuple[int, int]
+    """Its device and inode numbers."""
+
+
 def read_regular_file(path: str | os.PathLike[str], limit: int,
                       too_big: Callable[[int], str], name: str | None = None) -> bytes:
     """The bytes of ``path``, a regular file (links followed) of at most ``limit`` bytes.
@@ -67,6 +81,13 @@ def read_regular_file(path: str | os.PathLike[str], limit: int,
     opened) and again after (it may have been replaced), and at most ``limit + 1`` bytes
     are read, so a file that grows meanwhile is refused too.
     """
+    return read_opened_file(path, limit, too_big, name).data
+
+
+def read_opened_file(path: str | os.PathLike[str], limit: int,
+                     too_big: Callable[[int], str], name: str | None = None) -> OpenedFile:
+    """``read_regular_file``, with the real path and identity of the file the bytes came
+    from (taken from the open descriptor, so a link re-pointed meanwhile does not count)."""
     where = os.fspath(path)
     shown = name or where
     try:
@@ -76,7 +97,9 @@ def read_regular_file(path: str | os.PathLike[str], limit: int,
             raise FileRefused(too_big(before.st_size), "too_big")
         fd = os.open(where, _OPEN_FLAGS)
         with os.fdopen(fd, "rb") as handle:
-            _require_regular(where, shown, os.fstat(fd).st_mode)
+            info = os.fstat(fd)
+            _require_regular(where, shown, info.st_mode)
+            real = _descriptor_path(fd, where)
             data = handle.read(limit + 1)
             if len(data) > limit:
                 raise FileRefused(too_big(max(len(data), os.fstat(fd).st_size)), "too_big")
@@ -84,7 +107,18 @@ def read_regular_file(path: str | os.PathLike[str], limit: int,
         raise FileRefused(f"no such file: {shown}", "missing") from None
     except OSError as exc:
         raise FileRefused(f"cannot read {shown}: {exc.strerror or exc}", "unreadable") from None
-    return data
+    return OpenedFile(data, real, (info.st_dev, info.st_ino))
+
+
+def _descriptor_path(fd: int, where: str) -> str:
+    """The real path of the file open as ``fd``: Linux names it in /proc; elsewhere the
+    path's real path now (the identity still tells the file apart)."""
+    try:
+        named = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return os.path.realpath(where)
+    return named if named.startswith("/") and not named.endswith(" (deleted)") \
+        else os.path.realpath(where)
 
 
 def _require_regular(where: str, shown: str, mode: int) -> None:

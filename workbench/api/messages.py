@@ -23,9 +23,8 @@ from workbench.api.curves import Curves, PointDerivatives, PointValues
 from workbench.api.devices import DeviceReport, DevicesQuiet
 from workbench.api.errors import Explanation
 from workbench.api.functions import FunctionInfo
-from workbench.api.jaxpr import TraceResult
+from workbench.api.jaxpr import LoweringResult, TraceResult
 from workbench.api.kmeans import KMeansDemo
-from workbench.api.lowering import LoweringResult
 from workbench.api.printed import Printed
 from workbench.api.timing import SweepPoint, TimingConfig, TimingReport
 from workbench.api.values import ArrayValue, ValuesResult, VarRef

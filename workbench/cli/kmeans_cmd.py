@@ -9,6 +9,7 @@ workbench kmeans --blobs 1000000 --k 8 --devices all
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 from pathlib import Path
@@ -20,6 +21,7 @@ from workbench.api import messages as m
 from workbench.api.choices import INITS, Dataset, Init
 from workbench.api.commands import add_kmeans_arguments
 from workbench.api.kmeans import KMeansDemo, KMeansRun
+from workbench.api.writer import atomic_write_bytes
 from workbench.cli.runner import add_engine_options, open_engine
 from workbench.engine.errors import UsageError
 
@@ -164,6 +166,10 @@ def _draw(path: Path, points: np.ndarray, r: KMeansRun) -> None:
 
 def _save_labels(path: Path, labels: np.ndarray) -> None:
     try:
-        np.save(path, labels)
+        out = io.BytesIO()
+        np.save(out, labels)
+        # np.save's own naming: ".npy" is added to a name without it.
+        target = path if path.suffix == ".npy" else path.with_name(path.name + ".npy")
+        atomic_write_bytes(target, out.getvalue())
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None

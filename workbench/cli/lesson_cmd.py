@@ -25,6 +25,7 @@ from workbench.api.kmeans import KMeansDemo
 from workbench.api.printed import Printed
 from workbench.api.timing import TimingConfig, TimingReport
 from workbench.api.values import NodeValues, ValuesResult
+from workbench.api.writer import atomic_write_bytes
 from workbench.cli.common import UserOutput
 from workbench.cli.plot_cmd import point_text
 from workbench.cli.runner import Engine, add_engine_options, open_engine
@@ -370,7 +371,7 @@ def _outputs(outputs: tuple[CellOutput, ...], number: int,
             if folder is not None:
                 folder.mkdir(parents=True, exist_ok=True)
                 target = folder / f"step-{number:02d}-{figures}.png"
-                target.write_bytes(output.png)
+                atomic_write_bytes(target, output.png)
                 path = str(target)
         shown.append({"kind": output.kind, "text": output.text,
                       "execution_count": output.execution_count,

@@ -11,8 +11,7 @@ from typing import Any
 from workbench.api import messages as m
 from workbench.api.choices import HLO_KINDS, TRANSFORMS
 from workbench.api.commands import add_call_arguments
-from workbench.api.jaxpr import JaxprNode, TraceResult
-from workbench.api.lowering import LoweringResult
+from workbench.api.jaxpr import JaxprNode, LoweringResult, TraceResult
 from workbench.api.values import NodeValues, Path, ValuesResult, annotate_json, fmt_number
 from workbench.cli.common import UserOutput, read_user_file
 from workbench.cli.runner import add_engine_options, open_engine

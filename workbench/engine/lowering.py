@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workbench.api.choices import HLO_KINDS
-from workbench.api.lowering import CostEstimate, LoweringResult, MemoryStats
+from workbench.api.jaxpr import CostEstimate, LoweringResult, MemoryStats
 from workbench.engine.argspec import Spec
 from workbench.engine.errors import UsageError, UserCodeError, explain
 from workbench.engine.source import LoadedSource

@@ -3,6 +3,7 @@ lists them: file names start with their number."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from workbench.examples import ASSETS_DIR
@@ -19,8 +20,23 @@ def bundled_lessons(folder: Path = LESSONS_DIR) -> tuple[Path, ...]:
                         if p.suffix in SUFFIXES and not p.name.startswith(".")))
 
 
+def is_bundled_file(identity: tuple[int, int]) -> bool:
+    """Whether the file with this (device, inode) identity, as it was read, is one of the
+    bundled lessons: decided on the file read, so a link re-pointed at a bundled lesson
+    after another file was read gains nothing."""
+    for path in bundled_lessons(LESSONS_DIR):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if (info.st_dev, info.st_ino) == identity:
+            return True
+    return False
+
+
 def is_bundled(path: str | Path) -> bool:
-    """True for a lesson shipped with the workbench: it runs without asking first."""
+    """True for a path in the bundled lessons' folder (where a save must not write); what
+    runs unasked is decided by ``Lesson.bundled``, on the file that was read."""
     try:
         return Path(path).resolve().parent == LESSONS_DIR.resolve()
     except OSError:

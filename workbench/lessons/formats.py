@@ -20,6 +20,8 @@ file on disk, for every cell whose source there is still the one read
 from __future__ import annotations
 
 import copy
+import dataclasses
+import hashlib
 import json
 import os
 import re
@@ -28,7 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.api.limits import FileRefused, read_regular_file
+from workbench.api.limits import FileRefused, OpenedFile, read_opened_file
+from workbench.api.writer import atomic_write_bytes
+from workbench.lessons.bundled import is_bundled_file
 from workbench.lessons.model import Cell, CellKind, Lesson, LessonError, build_steps, lesson_title
 
 MB = 1_000_000
@@ -76,7 +80,7 @@ def _size(n: int) -> str:
     return f"{n / MB:.1f} MB"
 
 
-def _read_bytes(path: Path) -> bytes:
+def _read_bytes(path: Path) -> OpenedFile:
     """The file's bytes, read as every file the user names is (``api.limits``): a regular
     file only, its size checked first, the read stopped past the limit."""
     name = _name(path)
@@ -86,13 +90,19 @@ def _read_bytes(path: Path) -> bytes:
                f"{MAX_LESSON_BYTES // MB} MB)"
 
     try:
-        return read_regular_file(path, MAX_LESSON_BYTES, too_big, name=name)
+        return read_opened_file(path, MAX_LESSON_BYTES, too_big, name=name)
     except FileRefused as exc:
         if exc.reason == "missing":
             raise LessonError(f"no such lesson: {path}") from None
         if exc.reason == "folder":
             raise LessonError(f"{name} is a folder, not a lesson") from None
         raise LessonError(str(exc)) from None
+
+
+def content_key(data: bytes) -> str:
+    """What trust is given to: ``sha256:HEX`` of a lesson's bytes, as Jupyter signs a
+    notebook's content rather than its name."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def _decode(data: bytes, name: str) -> str:
@@ -117,8 +127,12 @@ def read_lesson(path: str | os.PathLike[str]) -> Lesson:
     if suffix not in (".ipynb", ".py"):
         raise LessonError(f"{_name(p)} is not a lesson: open a Jupyter notebook (.ipynb) or a "
                           "percent-format script (.py with # %% cells)")
-    text = _decode(_read_bytes(p), _name(p))
-    return notebook_from_text(text, p) if suffix == ".ipynb" else percent_from_text(text, p)
+    opened = _read_bytes(p)
+    text = _decode(opened.data, _name(p))
+    lesson = notebook_from_text(text, p) if suffix == ".ipynb" else percent_from_text(text, p)
+    return dataclasses.replace(lesson, content_key=content_key(opened.data),
+                               real_path=Path(opened.real_path),
+                               bundled=is_bundled_file(opened.identity))
 
 
 def _check_cell(kind: CellKind, chars: int, place: str) -> None:
@@ -232,7 +246,7 @@ def notebook_from_text(text: str, path: Path) -> Lesson:
 def _disk_cells(path: Path) -> list[Any]:
     """The cells of the notebook now on disk at ``path``; none if it cannot be read."""
     try:
-        raw = _load_notebook(_decode(_read_bytes(path), _name(path)), _name(path))
+        raw = _load_notebook(_decode(_read_bytes(path).data, _name(path)), _name(path))
     except LessonError:
         return []
     cells: list[Any] = raw["cells"]
@@ -435,13 +449,24 @@ def lesson_text(lesson: Lesson, codes: Mapping[int, str]) -> str:
     return percent_text(lesson, sources)
 
 
+@dataclass(frozen=True)
+class WrittenLesson:
+    """Where a lesson was written and the key of the bytes written there."""
+
+    path: Path
+    content_key: str
+
+
 def write_lesson(lesson: Lesson, codes: Mapping[int, str],
-                 path: str | os.PathLike[str] | None = None) -> Path:
-    """Write the lesson with its edited steps, in its own format, atomically; the path."""
+                 path: str | os.PathLike[str] | None = None) -> WrittenLesson:
+    """Write the lesson with its edited steps, in its own format, through the app's one
+    writer (``api.writer``): atomic, the file's mode kept, a link at the lesson's own path
+    followed only to the file the lesson was read from (elsewhere, to where it leads now:
+    the user picked that name)."""
     target = Path(path) if path is not None else lesson.path
-    text = lesson_text(lesson, codes)
-    tmp = target.with_name(f".{target.name}.wb-tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-    os.replace(tmp, target)
-    return target
+    same = os.path.abspath(target) == os.path.abspath(lesson.path)
+    follow = lesson.real_path if same and lesson.real_path is not None \
+        else Path(os.path.realpath(target))
+    data = lesson_text(lesson, codes).encode("utf-8")
+    atomic_write_bytes(target, data, follow=follow)
+    return WrittenLesson(target, content_key(data))

@@ -44,6 +44,7 @@ from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
 from workbench.api.process_env import MATPLOTLIB_IMPORT
+from workbench.lessons.links import heading_anchor
 
 MATH_SCHEME = "wbmath"
 IMAGE_SCHEME = "wbimg"
@@ -170,6 +171,14 @@ def first_heading(text: str) -> str | None:
     return None
 
 
+def headings(text: str) -> list[str]:
+    """The plain text of every Markdown heading (none inside code), in order: what the
+    lesson's anchors (``#Heading-text``) name."""
+    tokens = _block_parser().parse(text)
+    return [_plain(_inline(tokens[index + 1].content), first_line=False)
+            for index, token in enumerate(tokens) if token.type == "heading_open"]
+
+
 def first_prose_line(text: str) -> str:
     """The plain text of the first line of the first paragraph (code and tables skipped)."""
     tokens = _block_parser().parse(text)
@@ -279,7 +288,12 @@ def _render_heading(self: Any, tokens: Sequence[Token], idx: int, options: Optio
                     env: EnvType) -> str:
     token = tokens[idx]
     _state(env).scale = HEADING_SCALE.get(token.tag, 1.0) if token.nesting == 1 else 1.0
-    return str(self.renderToken(tokens, idx, options, env))
+    opened = str(self.renderToken(tokens, idx, options, env))
+    if token.nesting != 1 or idx + 1 >= len(tokens):
+        return opened
+    # Jupyter's anchor, so a link ``#Heading-text`` in the lesson reaches it.
+    title = _plain(_inline(tokens[idx + 1].content), first_line=False)
+    return f'{opened}<a name="{html.escape(heading_anchor(title), quote=True)}"></a>'
 
 
 def _render_math_inline(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,

@@ -81,6 +81,15 @@ class Lesson:
     document: Any = field(default=None, compare=False, repr=False)
     """What the writer needs besides the cells: the notebook's JSON without its outputs
     (ipynb; ``formats`` reads those back from the file on saving) or the script's parts."""
+    content_key: str = ""
+    """``sha256:HEX`` of the exact bytes the lesson was read from: trust is decided on
+    these, the bytes whose code runs, never on the file as it is later."""
+    real_path: Path | None = None
+    """The file those bytes came from (links resolved as it was read): a save through a
+    link follows it only there."""
+    bundled: bool = False
+    """Read from a file shipped with the workbench (decided on the file that was read,
+    not on its path): it runs without asking."""
 
     def step(self, number: int) -> Step:
         return self.steps[number - 1]

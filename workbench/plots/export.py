@@ -5,6 +5,7 @@ Works headless under the offscreen Qt platform (``workbench kmeans ... -o run.gi
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from pyqtgraph.exporters import ImageExporter, SVGExporter
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from workbench.api.kmeans import KMeansRun
+from workbench.api.writer import atomic_write_bytes
 from workbench.plots.kmeans_scatter import KMeansScatter
 
 MIN_GIF_FRAME_MS = 20  # browsers show shorter GIF frames for 100 ms instead
@@ -78,10 +80,19 @@ def export_png(widget: QtWidgets.QWidget, path: str | Path, width: int | None = 
     if width is not None:
         exporter.parameters()["width"] = int(width)
     image = exporter.export(toBytes=True)
-    # The exporter ignores QImage.save's answer; a folder that is not there must not pass.
-    if not image.save(str(path), "PNG"):
-        raise OSError(f"cannot write a PNG to {path}")
+    atomic_write_bytes(path, _qimage_png(image))
     return path
+
+
+def _qimage_png(image: QtGui.QImage) -> bytes:
+    """A QImage's PNG bytes (written then through the app's one writer)."""
+    data = QtCore.QByteArray()
+    buffer = QtCore.QBuffer(data)
+    buffer.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):  # type: ignore[call-overload]  # a str, as PySide6 takes it
+        raise OSError("the image could not be encoded as PNG")
+    buffer.close()
+    return bytes(data.data())
 
 
 def export_svg(widget: QtWidgets.QWidget, path: str | Path) -> Path:
@@ -90,25 +101,31 @@ def export_svg(widget: QtWidgets.QWidget, path: str | Path) -> Path:
     scene = _target(widget)
     settle(widget)
     try:
-        SVGExporter(scene).export(str(path))
+        svg = SVGExporter(scene).export(toBytes=True)
     except ValueError:
         # pyqtgraph 0.14 cannot re-parse the closed paths ("... Z") that Qt 6.10+ writes
         # (pyqtgraph issue #3495); Qt's own SVG generator draws the same scene.
-        _qt_svg(widget, path)
+        svg = _qt_svg(widget)
+    atomic_write_bytes(path, bytes(svg))
     return path
 
 
-def _qt_svg(widget: QtWidgets.QWidget, path: Path) -> None:
+def _qt_svg(widget: QtWidgets.QWidget) -> bytes:
     from PySide6.QtSvg import QSvgGenerator
 
+    data = QtCore.QByteArray()
+    buffer = QtCore.QBuffer(data)
+    buffer.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
     generator = QSvgGenerator()
-    generator.setFileName(str(path))
+    generator.setOutputDevice(buffer)
     generator.setSize(widget.size())
     generator.setViewBox(QtCore.QRect(QtCore.QPoint(0, 0), widget.size()))
     generator.setTitle(widget.objectName() or "plot")
     painter = QtGui.QPainter(generator)
     _render(widget, painter)
     painter.end()
+    buffer.close()
+    return bytes(data.data())
 
 
 def render_image(widget: QtWidgets.QWidget, size: tuple[int, int] | None = None) -> QtGui.QImage:
@@ -161,8 +178,10 @@ def export_kmeans_gif(scatter: KMeansScatter, frames: Sequence[KMeansFrame], pat
     if not images:
         raise ValueError("no frames to write")
     # format: the file is a GIF whatever its name ends with (Pillow guesses from the suffix).
-    images[0].save(path, format="GIF", save_all=True, append_images=images[1:],
+    out = io.BytesIO()
+    images[0].save(out, format="GIF", save_all=True, append_images=images[1:],
                    duration=10 * round(frame_ms / 10), loop=0, optimize=False, disposal=1)
+    atomic_write_bytes(path, out.getvalue())
     return path
 
 
@@ -177,6 +196,8 @@ def export_kmeans_pngs(scatter: KMeansScatter, frames: Sequence[KMeansFrame],
     paths = []
     for i, a in enumerate(_render_frames(scatter, frames, trail_length)):
         p = folder / f"{stem}_{i:03d}.png"
-        Image.fromarray(a).save(p)
+        out = io.BytesIO()
+        Image.fromarray(a).save(out, format="PNG")
+        atomic_write_bytes(p, out.getvalue())
         paths.append(p)
     return paths

@@ -22,8 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from workbench.api import messages as p
 from workbench.api.choices import HloKind
 from workbench.api.devices import DeviceReport
-from workbench.api.jaxpr import TraceResult
-from workbench.api.lowering import LoweringResult
+from workbench.api.jaxpr import LoweringResult, TraceResult
 from workbench.ui.control.requests import EngineRequests
 from workbench.ui.control.session import Call, Session
 from workbench.ui.editor.call_controls import CallControls

@@ -10,7 +10,9 @@ before, and edits there still belong to that step.
 
 Nothing runs when a lesson opens. A lesson from outside the bundled ones asks
 once, the first time a step would run, before its code even reaches the editor, and
-the answer "yes" is remembered per resolved path in the settings. "No" runs nothing
+the answer "yes" is remembered for exactly the bytes that were read (their SHA-256):
+trust, like bundled status, is decided on what was read, the code that runs, never on
+the file as it is when a step is picked. "No" runs nothing
 (no load, trace, values, live mode or directive) until the lesson is opened again:
 the step's code is shown as text and live mode is held, so an edit does not run it
 either; only Run does, as the user's own explicit choice.
@@ -49,6 +51,7 @@ from workbench.ui.control.trace_controller import TraceController
 from workbench.ui.editor.call_controls import CallControls
 from workbench.ui.editor.editor import CodeEditor
 from workbench.ui.lesson.lesson_edits import LessonEdits
+from workbench.ui.lesson.lesson_links import LessonLinks
 from workbench.ui.lesson.lesson_panel import LessonPanel
 from workbench.ui.panels.jaxpr_panel import JaxprPanel
 from workbench.ui.storage.document import DocumentController
@@ -151,6 +154,9 @@ class LessonController(QObject):
         panel.sig_next.connect(self.next_step)
         panel.sig_previous.connect(self.previous_step)
         panel.sig_reset_step.connect(self.reset_step)
+        self.links = LessonLinks(panel, parent, host.statusBar, self.go_to,
+                                 lambda: self.document.ask)
+        """What a click on a link in the lesson's text does (web pages, its headings)."""
         editor.textChanged.connect(self._on_editor_changed)
         tracer.sig_loaded.connect(self._on_loaded)
         tracer.sig_failed.connect(self._on_failed)
@@ -214,7 +220,7 @@ class LessonController(QObject):
         self._outputs = {}
         self.current = self.editor_step = 0
         self._pending = None
-        self._trusted = is_bundled(lesson.path) or self._remembered(lesson.path)
+        self._trusted = self._remembered(lesson)
         self._declined = False
         self._gone = False
         kept = self.edits.load(lesson.path)
@@ -294,7 +300,7 @@ class LessonController(QObject):
         lesson = self.lesson
         if lesson is None:
             return False
-        if is_bundled(lesson.path):
+        if lesson.bundled or is_bundled(lesson.path):
             return self.save_as_dialog()
         return self.save_to(lesson.path)
 
@@ -314,8 +320,8 @@ class LessonController(QObject):
             return False
         suffix = lesson.path.suffix
         kind = "Notebook (*.ipynb)" if lesson.format == "ipynb" else "Percent script (*.py)"
-        start = str(Path.home() / lesson.path.name) if is_bundled(lesson.path) \
-            else str(lesson.path)
+        start = str(Path.home() / lesson.path.name) \
+            if lesson.bundled or is_bundled(lesson.path) else str(lesson.path)
         path, _ = QFileDialog.getSaveFileName(self.parent_widget, "Save lesson as", start, kind)
         if not path:
             return False
@@ -335,13 +341,14 @@ class LessonController(QObject):
                              f"not {target.name}")
             return False
         try:
-            written = write_lesson(lesson, self.codes, target)
+            saved = write_lesson(lesson, self.codes, target)
         except OSError as exc:
             self._say_failed(f"could not save the lesson to {target}: {exc.strerror or exc}; "
                              "your edits are kept")
             return False
-        if self._trusted:
-            self.settings.trust_lesson(written)
+        if self._trusted:  # the user's own edits of a lesson trusted: the bytes written
+            self.settings.trust_content(saved.content_key)
+        written = saved.path
         try:
             fresh = read_lesson(written)
         except LessonError:
@@ -364,6 +371,9 @@ class LessonController(QObject):
         self._unwatch()
         self.lesson = fresh
         self.codes = {}
+        # Trust goes with the bytes read back: the ones written, unless someone else
+        # wrote the file in between.
+        self._trusted = self._remembered(fresh)
         count = len(fresh.steps)
         self.current = min(self.current, count)
         self.editor_step = min(self.editor_step, count)
@@ -379,16 +389,17 @@ class LessonController(QObject):
 
     # ------------------------------------------------------------------ trust
 
-    def _remembered(self, path: Path) -> bool:
-        """The user said yes to this lesson's content as it is on disk now."""
-        return self.settings.is_trusted_lesson(path)
+    def _remembered(self, lesson: Lesson) -> bool:
+        """A bundled lesson, or the user said yes to exactly the bytes this lesson was read
+        from: decided on what was read, the code that runs, never on the file now."""
+        return lesson.bundled or self.settings.is_trusted_content(lesson.content_key)
 
     def _may_run(self) -> bool:
         """Ask once before the first step of a lesson from elsewhere runs."""
         lesson = self.lesson
         if lesson is None:
             return False
-        if self._trusted or self._remembered(lesson.path):
+        if self._trusted or self._remembered(lesson):
             self._trusted = True
             return True
         if self._declined:
@@ -396,16 +407,19 @@ class LessonController(QObject):
         # Nothing of the lesson's may run while the question is open (a modal dialog
         # still runs the event loop, and with it the live timer).
         self.tracer.hold("waiting for your answer: run this lesson's code?")
+        real = lesson.real_path
+        via = f"\n(a link to {real})" if real is not None and real != lesson.path.absolute() \
+            else ""
         if self.document.ask:
             box = QMessageBox(
                 QMessageBox.Icon.Question, "Run this lesson's code?",
                 f"This lesson runs its code in the engine, with your permissions:\n"
-                f"{lesson.path}\n\nIt does not come with the workbench. Run it?",
+                f"{lesson.path}{via}\n\nIt does not come with the workbench. Run it?",
                 QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self.parent_widget)
             box.setObjectName("lessonTrustDialog")
             box.setDefaultButton(QMessageBox.StandardButton.No)
             if box.exec() == QMessageBox.StandardButton.Yes:
-                self.settings.trust_lesson(lesson.path)
+                self.settings.trust_content(lesson.content_key)
                 self._trusted = True
                 return True
         self._declined = True

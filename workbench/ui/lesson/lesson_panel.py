@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.lessons import Step
+from workbench.lessons.links import link_action
 from workbench.lessons.markdown import TextStyle, has_maths, render_markdown, warm_up
 from workbench.ui.lesson.step_outputs import StepOutputs
 from workbench.ui.style.presentation import base_font, scaled
@@ -70,6 +71,9 @@ class LessonPanel(QWidget):
     """Next was pressed."""
     sig_reset_step = Signal()
     """Reset step was pressed: bring back the lesson's own code of the step in the editor."""
+    sig_link = Signal(str)
+    """A link in the text was clicked (its address as written); the panel opens nothing
+    itself: ``LessonLinks`` decides."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -94,7 +98,12 @@ class LessonPanel(QWidget):
         self.steps.currentRowChanged.connect(self._on_row_changed)
         self.text = QTextBrowser()
         self.text.setObjectName("lessonText")
-        self.text.setOpenExternalLinks(True)  # links open in the browser
+        # A lesson is someone else's text: a click never lets the browser widget load
+        # what a link names (``/dev/zero`` never ends); ``sig_link`` says what was asked.
+        self.text.setOpenExternalLinks(False)
+        self.text.setOpenLinks(False)
+        self.text.anchorClicked.connect(self._on_anchor_clicked)
+        self.text.highlighted.connect(self._on_link_hovered)
         self.text.installEventFilter(self)
         self.position = QLabel("")
         self.position.setObjectName("lessonPosition")
@@ -213,6 +222,18 @@ class LessonPanel(QWidget):
     def current(self) -> int:
         return self._current
 
+    def shown_text(self) -> str:
+        """The Markdown the text shows now (the overview, or the current step's)."""
+        return self._markdown
+
+    def step_texts(self) -> tuple[str, ...]:
+        """Each step's Markdown, in order."""
+        return tuple(step.text for step in self._steps)
+
+    def scroll_to_anchor(self, name: str) -> None:
+        """Bring the heading ``name`` (``links.heading_anchor``) of the text shown to the top."""
+        self.text.scrollToAnchor(name)
+
     def set_compact(self, on: bool) -> None:
         """Presentation layout: the steps list folds away, the text gets the height."""
         self.steps.setVisible(not on)
@@ -252,6 +273,14 @@ class LessonPanel(QWidget):
         if row <= 0 or not self.steps.isVisible():
             return 0
         return self.steps.viewport().height() // row
+
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        self.sig_link.emit(url.toString())
+
+    def _on_link_hovered(self, url: QUrl) -> None:
+        """Say where a link goes before it is clicked (its text may say otherwise)."""
+        href = url.toString()
+        self.text.setToolTip(link_action(href).message if href else "")
 
     # ------------------------------------------------------------------ Qt events
 

@@ -43,8 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.api.jaxpr import TraceResult
-from workbench.api.lowering import LoweringResult
+from workbench.api.jaxpr import LoweringResult, TraceResult
 from workbench.api.printed import Printed
 from workbench.ui.panels.banner import describe_call, stale_banner
 from workbench.ui.panels.jaxpr_model import (

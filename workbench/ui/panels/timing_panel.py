@@ -30,6 +30,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import hashlib
+import io
 import json
 import math
 from collections.abc import Mapping
@@ -61,6 +62,7 @@ from workbench.api.devices import DeviceReport
 from workbench.api.messages import reply_text
 from workbench.api.timing import SweepPoint, TimingConfig, TimingReport
 from workbench.api.timing_report import ROW_FIELDS, recompilation_notes, report_json
+from workbench.api.writer import atomic_write_text
 from workbench.plots.export import export_png
 from workbench.plots.timing_chart import FirstCall, SweepRow, TimingBar, TimingChart
 from workbench.ui.control.requests import EngineRequests
@@ -560,7 +562,7 @@ class TimingPanel(Panel):
         if self.report is None:
             raise ValueError("nothing measured yet")
         path = Path(path)
-        path.write_text(json.dumps(report_json(self.report), indent=2) + "\n", encoding="utf-8")
+        atomic_write_text(path, json.dumps(report_json(self.report), indent=2) + "\n")
         return self._exported("JSON", path)
 
     def export_csv(self, path: str | Path) -> Path:
@@ -571,12 +573,13 @@ class TimingPanel(Panel):
         path = Path(path)
         sweep = self.report.sweep_name is not None
         fields = ["size", *ROW_FIELDS] if sweep else list(ROW_FIELDS)
-        with path.open("w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
-            writer.writeheader()
-            for row in self._rows:
-                writer.writerow({k: "" if isinstance(v, float) and not math.isfinite(v) else v
-                                 for k, v in row.items()})
+        out = io.StringIO(newline="")
+        writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
+        writer.writeheader()
+        for row in self._rows:
+            writer.writerow({k: "" if isinstance(v, float) and not math.isfinite(v) else v
+                             for k, v in row.items()})
+        atomic_write_text(path, out.getvalue())
         return self._exported("CSV", path)
 
     def export_png(self, path: str | Path) -> Path:

@@ -177,7 +177,8 @@ class DocumentController(QObject):
         except FileReadError as exc:
             self.sig_error.emit(f"cannot open {path}: {exc}")
             return False
-        self.path = Path(path).resolve()
+        # The file that was read decides, not what the path leads to a moment later.
+        self.path = source.real_path or Path(path).resolve()
         self._newline, self._disk = source.newline, source.stamp
         self.from_outside = not (self.path.is_relative_to(EXAMPLES_DIR.resolve())
                                  or self._written.get(self.path) == source.text)
@@ -239,7 +240,9 @@ class DocumentController(QObject):
     def _write(self, path: Path) -> bool:
         text = self.editor.toPlainText()
         try:
-            self._disk = write_source(path, text, newline=self._newline)
+            # self.path is the real file opened or picked: a link planted there since is
+            # replaced, never written through.
+            self._disk = write_source(path, text, newline=self._newline, follow=path)
         except OSError as exc:
             self.sig_error.emit(f"could not save {path}: {exc.strerror or exc}")
             return False

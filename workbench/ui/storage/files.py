@@ -1,25 +1,16 @@
 """Reading and writing source files without ever losing one, and the Recent files list.
 
-Writes are atomic: the text goes to a temporary file in the same folder, is flushed to
-the disk (fsync), then renamed over the target with `os.replace`. A crash, a full disk
-or a killed process leaves either the old file or the new one, never half of each. The
-temporary file of a killed write stays behind; its name says who wrote it
-(`.<name>.wb-<host>-<pid>-<random>.tmp`), so `remove_stale_temps` can remove it later.
+Writes go through the app's one writer (``workbench.api.writer``): atomic, through a
+temp file no one can plant, with the file's own permission bits, a link followed only
+to the file the user opened through it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
 import os
-import re
-import secrets
-import socket
-import stat
-import sys
-import time
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,14 +20,24 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from workbench.api.limits import (
     MAX_SOURCE_BYTES,
     FileRefused,
-    read_regular_file,
+    OpenedFile,
+    read_opened_file,
     source_too_big,
 )
+from workbench.api.writer import (
+    atomic_write_bytes,
+    atomic_write_text,
+    pid_alive,
+    remove_stale_temps,
+)
+
+__all__ = [
+    "DiskStamp", "FileReadError", "RecentFiles", "SourceText", "atomic_write_bytes",
+    "atomic_write_text", "changed_on_disk", "pid_alive", "read_source", "remove_stale_temps",
+    "write_source",
+]
 
 RECENT_LIMIT = 10
-STALE_TEMP_AGE_S = 24 * 3600  # a temp file this old is a killed write, whoever wrote it
-_HOST = hashlib.sha1(socket.gethostname().encode()).hexdigest()[:6]
-_TEMP_NAME = re.compile(r"\..+\.wb-(?P<host>[0-9a-f]{6})-(?P<pid>\d+)-[0-9a-f]{8}\.tmp")
 
 
 class FileReadError(Exception):
@@ -65,6 +66,8 @@ class SourceText:
     newline: str = "\n"
     stamp: DiskStamp | None = None
     """The bytes the text was read from."""
+    real_path: Path | None = None
+    """The file those bytes came from (links resolved when it was read)."""
 
 
 def read_source(path: str | os.PathLike[str]) -> SourceText:
@@ -76,7 +79,8 @@ def read_source(path: str | os.PathLike[str]) -> SourceText:
     first bad byte).
     """
     path = Path(path)
-    data = _read_regular_file(path, MAX_SOURCE_BYTES)
+    opened = _read_regular_file(path, MAX_SOURCE_BYTES)
+    data = opened.data
     if b"\0" in data[:8192]:
         raise FileReadError(f"{path.name} looks like a binary file, not Python source")
     try:
@@ -98,7 +102,7 @@ def read_source(path: str | os.PathLike[str]) -> SourceText:
     newline = "\r\n" if "\r\n" in text else ("\r" if "\r" in text else "\n")
     if newline != "\n":
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return SourceText(text, encoding, newline, DiskStamp.of(data))
+    return SourceText(text, encoding, newline, DiskStamp.of(data), Path(opened.real_path))
 
 
 def changed_on_disk(path: str | os.PathLike[str], known: DiskStamp | None) -> bool:
@@ -114,16 +118,16 @@ def changed_on_disk(path: str | os.PathLike[str], known: DiskStamp | None) -> bo
     if known is None or size != known.size:
         return True
     try:
-        return DiskStamp.of(_read_regular_file(Path(path), MAX_SOURCE_BYTES)) != known
+        return DiskStamp.of(_read_regular_file(Path(path), MAX_SOURCE_BYTES).data) != known
     except FileReadError:
         return True
 
 
-def _read_regular_file(path: Path, limit: int) -> bytes:
+def _read_regular_file(path: Path, limit: int) -> OpenedFile:
     """At most ``limit`` bytes of a regular file (symlinks followed), else FileReadError."""
     try:
-        return read_regular_file(path, limit, lambda size: source_too_big(size, path.name),
-                                 name=path.name)
+        return read_opened_file(path, limit, lambda size: source_too_big(size, path.name),
+                                name=path.name)
     except FileRefused as exc:
         if exc.reason in ("folder", "special"):
             raise FileReadError(f"{exc}: the editor opens files only") from None
@@ -133,135 +137,16 @@ def _read_regular_file(path: Path, limit: int) -> bytes:
 
 
 def write_source(
-    path: str | os.PathLike[str], text: str, encoding: str = "utf-8", newline: str = "\n"
+    path: str | os.PathLike[str], text: str, encoding: str = "utf-8", newline: str = "\n",
+    *, follow: str | os.PathLike[str] | None = None,
 ) -> DiskStamp:
-    """Write editor text atomically, with the file's encoding and line ends; the bytes'
-    stamp."""
+    """Write editor text atomically (``api.writer``), with the file's encoding and line
+    ends; the bytes' stamp. ``follow``: the real file opened through ``path``."""
     if newline != "\n":
         text = text.replace("\n", newline)
     data = text.encode(encoding)
-    atomic_write_bytes(path, data)
+    atomic_write_bytes(path, data, follow=follow)
     return DiskStamp.of(data)
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
-    """Write text atomically (no newline translation)."""
-    atomic_write_bytes(path, text.encode(encoding))
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> None:
-    """Replace `path` by `data` all at once: temp file in the same folder, fsync, os.replace.
-
-    A symlink is followed (the link stays, its target changes). `mode` sets the file's
-    permission bits from its first byte on (0o600: private); without it an existing file
-    keeps its bits and a new one gets 0o666 less the umask. On any failure the target is
-    untouched and the temp file removed.
-    """
-    target = Path(os.path.realpath(path))
-    folder = target.parent
-    fd, tmp = _create_temp(target, 0o666 if mode is None else mode)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if mode is not None and hasattr(os, "fchmod"):
-                os.fchmod(handle.fileno(), mode)  # exactly `mode`, whatever the umask
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is None:
-            with contextlib.suppress(FileNotFoundError):
-                os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_folder(folder)
-
-
-def _create_temp(target: Path, mode: int = 0o666) -> tuple[int, str]:
-    """A new temp file beside the target (``mode`` less the umask), named after its writer."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    for _ in range(100):
-        name = f".{target.name}.wb-{_HOST}-{os.getpid()}-{secrets.token_hex(4)}.tmp"
-        try:
-            return os.open(target.parent / name, flags, mode), str(target.parent / name)
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name beside {target}")
-
-
-def remove_stale_temps(folder: str | os.PathLike[str]) -> int:
-    """Delete the temp files that killed writes left in ``folder``; returns how many.
-
-    Only names `_create_temp` makes are touched, and only when their writer is gone: a
-    process of this host that is no longer running, or a file older than a day (a
-    writer on another host, or a process id used again since).
-    """
-    removed = 0
-    now = time.time()
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return 0
-    for entry in entries:
-        match = _TEMP_NAME.fullmatch(entry.name)
-        if match is None:
-            continue
-        try:
-            info = entry.stat(follow_symlinks=False)
-            if not stat.S_ISREG(info.st_mode):
-                continue
-            dead = match["host"] == _HOST and not pid_alive(int(match["pid"]))
-            if dead or now - info.st_mtime > STALE_TEMP_AGE_S:
-                os.unlink(entry.path)
-                removed += 1
-        except OSError:
-            continue
-    return removed
-
-
-def pid_alive(pid: int) -> bool:
-    """Is a process with this id running (zombies count as dead)?"""
-    if pid <= 0:
-        return False
-    if sys.platform == "win32":  # os.kill(pid, 0) would terminate the process there
-        import ctypes
-
-        kernel32 = ctypes.windll.kernel32
-        handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
-        if not handle:
-            return kernel32.GetLastError() == 5  # access denied: it exists
-        code = ctypes.c_ulong()
-        kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
-        kernel32.CloseHandle(handle)
-        return code.value == 259  # STILL_ACTIVE
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        line = Path(f"/proc/{pid}/stat").read_text()
-        return line[line.rfind(")") + 2] not in "ZX"
-    except (OSError, IndexError):
-        return True
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename itself durable (POSIX); Windows has no directory handles to sync."""
-    if sys.platform == "win32":
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 class RecentFiles(QObject):

@@ -108,19 +108,31 @@ class Settings:
         return tuple(str(v) for v in value if isinstance(v, str) and v)
 
     def trust_lesson(self, path: str | os.PathLike[str]) -> None:
-        """Remember that the lesson now at ``path`` may run its code without asking.
+        """Remember that the lesson now at ``path`` may run its code without asking (the
+        file's bytes as they are now: for a lesson being shown, ``trust_content`` of the
+        bytes that were read)."""
+        key = content_key(path)
+        if key is not None:
+            self.trust_content(key)
+
+    def trust_content(self, key: str) -> None:
+        """Remember that a lesson with exactly these bytes (``sha256:HEX``, see
+        ``lessons.formats.content_key``) may run its code without asking.
 
         Trust belongs to the content, as Jupyter's notebook trust does (it signs it): other
         text saved under a trusted name asks again."""
-        key = content_key(path)
         trusted = self.trusted_lessons
-        if key is not None and key not in trusted:
+        if key.startswith("sha256:") and key not in trusted:
             self.qsettings.setValue("lessons/trusted", [*trusted, key])
 
     def is_trusted_lesson(self, path: str | os.PathLike[str]) -> bool:
         """Whether the lesson now at ``path`` is one the user said yes to, byte for byte."""
         key = content_key(path)
-        return key is not None and key in self.trusted_lessons
+        return key is not None and self.is_trusted_content(key)
+
+    def is_trusted_content(self, key: str) -> bool:
+        """Whether the user said yes to a lesson with exactly these bytes."""
+        return bool(key) and key in self.trusted_lessons
 
     def sync(self) -> None:
         """Write pending changes now (Qt also writes them on exit)."""
