@@ -11,10 +11,11 @@ A lesson is read whole, within limits checked before the work they bound: the fi
 at most ``MAX_LESSON_BYTES`` (checked before it is read), at most ``MAX_CELLS``
 cells, a code cell at most ``MAX_CODE_CHARS`` characters and a Markdown cell
 ``MAX_TEXT_CHARS``. Anything else wrong is one ``LessonError`` line too. A
-notebook's outputs and attachments (images, often most of the file) are dropped as
-it is read: the lesson never shows them. Saving reads them back from the notebook
-file on disk, for every cell whose source there is still the one read
-(``notebook_text``).
+notebook's outputs and attachments (images, often most of the file) are dropped from
+the JSON kept for saving: the step shows what its code outputs when it runs, and a
+Markdown cell's image attachments are kept on its ``Cell`` for its text. Saving
+reads them back from the notebook file on disk, for every cell whose source there is
+still the one read (``notebook_text``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,15 @@ from typing import Any
 from workbench.api.limits import FileRefused, OpenedFile, read_opened_file
 from workbench.api.writer import atomic_write_bytes
 from workbench.lessons.bundled import is_bundled_file
-from workbench.lessons.model import Cell, CellKind, Lesson, LessonError, build_steps, lesson_title
+from workbench.lessons.model import (
+    Attachment,
+    Cell,
+    CellKind,
+    Lesson,
+    LessonError,
+    build_steps,
+    lesson_title,
+)
 
 MB = 1_000_000
 MAX_LESSON_BYTES = 20 * MB
@@ -216,7 +225,8 @@ def _tags(cell: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def notebook_from_text(text: str, path: Path) -> Lesson:
-    """The lesson in a notebook's text; its outputs and attachments are dropped here."""
+    """The lesson in a notebook's text; its outputs and attachments are dropped from the
+    JSON kept for the writer here (a Markdown cell's images are kept on its ``Cell``)."""
     name = _name(path)
     raw = _load_notebook(text, name)
     cells: list[Cell] = []
@@ -229,18 +239,38 @@ def notebook_from_text(text: str, path: Path) -> Lesson:
         if source is None:
             raise LessonError(f"{name}: cell {index + 1}'s source is "
                               f"{_json_type(cell.get('source'))}, not text")
+        kind = cell.get("cell_type")
         heavy = tuple(key for key in _HEAVY if cell.get(key))
+        attachments = _attachments(cell.get("attachments")) if kind == "markdown" else ()
         for key in heavy:
             cell[key] = [] if key == "outputs" else {}
         if heavy:
             dropped[index] = heavy
-        kind = cell.get("cell_type")
         known: CellKind = kind if kind in ("markdown", "code") else "raw"
         _check_cell(known, len(source), f"{name}: cell {index + 1}")
-        cells.append(Cell(known, source, _tags(cell)))
+        cells.append(Cell(known, source, _tags(cell), attachments))
     frozen = tuple(cells)
     return Lesson(path, "ipynb", lesson_title(frozen, path), frozen, build_steps(frozen),
                   _Notebook(raw, dropped))
+
+
+def _attachments(value: object) -> tuple[Attachment, ...]:
+    """A Markdown cell's attachments as ``(name, mime, base64)``: one image each (the first
+    image type a bundle offers); anything else in the JSON is ignored."""
+    if not isinstance(value, dict):
+        return ()
+    found: list[Attachment] = []
+    for name, bundle in value.items():
+        if not isinstance(name, str) or not isinstance(bundle, dict):
+            continue
+        for mime, data in bundle.items():
+            if isinstance(mime, str) and mime.startswith("image/"):
+                text = "".join(data) if isinstance(data, list) and all(
+                    isinstance(d, str) for d in data) else data
+                if isinstance(text, str):
+                    found.append((name, mime, text))
+                    break
+    return tuple(found)
 
 
 def _disk_cells(path: Path) -> list[Any]:

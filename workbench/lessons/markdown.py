@@ -21,6 +21,8 @@ found in linear time).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import html
 import io
@@ -43,11 +45,16 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
+from workbench.api.limits import FileRefused, read_regular_file
 from workbench.api.process_env import MATPLOTLIB_IMPORT
 from workbench.lessons.links import heading_anchor
 
 MATH_SCHEME = "wbmath"
 IMAGE_SCHEME = "wbimg"
+DATA_SCHEME = "wbdata"
+# A data URI's bytes are one run of base64 characters (and the line breaks some writers
+# put in): one character class, linear whatever the text.
+_DATA_URI = re.compile(r"data:image/[\w.+-]{1,40};base64,(?P<data>[A-Za-z0-9+/=\n\r]+)")
 MATH_FONTSET = "cm"  # Computer Modern, as MathJax draws a notebook's maths
 MAX_LATEX = 2000  # characters; longer formulas stay as written
 INLINE_CHARS = 20_000  # a paragraph longer than this is shown as its text, unparsed
@@ -133,6 +140,8 @@ class _Render:
 
     style: TextStyle
     folder: Path | None
+    embedded: dict[str, str] = field(default_factory=dict)
+    """``attachment:NAME`` and the ``data:`` URIs lifted out of the text -> base64 bytes."""
     images: dict[str, Image] = field(default_factory=dict)
     names: dict[tuple[str, ...], str] = field(default_factory=dict)
     scale: float = 1.0
@@ -146,11 +155,19 @@ class _Render:
         return self.names[key]
 
 
-def render_markdown(text: str, style: TextStyle | None = None,
-                    folder: Path | None = None) -> RenderedMarkdown:
+def render_markdown(text: str, style: TextStyle | None = None, folder: Path | None = None,
+                    attachments: Sequence[tuple[str, str, str]] = ()) -> RenderedMarkdown:
     """``text`` as HTML for ``QTextDocument.setHtml`` and the images it names; ``folder``
-    is the lesson's, where its relative image paths are found (none: their alt text)."""
+    is the lesson's, where its relative image paths are found (none: their alt text);
+    ``attachments`` the cell's ``(name, mime, base64)`` images, named ``attachment:NAME``.
+
+    Images embedded as ``data:`` URIs (pasted screenshots, often most of a cell) are
+    lifted out before the text is measured or parsed: they never trip the text's limits.
+    """
     render = _Render(style or TextStyle(), folder)
+    for name, _mime, data in attachments:
+        render.embedded[f"attachment:{name}"] = data
+    text = _lift_data_uris(text, render.embedded)
     if len(text) > RENDER_CHARS:
         body = (f"<p><i>{len(text):,} characters of Markdown, shown as written (the lesson "
                 f"panel renders up to {RENDER_CHARS:,})</i></p><pre>{html.escape(text)}</pre>")
@@ -380,17 +397,46 @@ def _render_image(self: Any, tokens: Sequence[Token], idx: int, options: Options
     return _image_html(str(token.attrGet("src") or ""), alt, env)
 
 
+def _lift_data_uris(text: str, embedded: dict[str, str]) -> str:
+    """``text`` with each ``data:image/...;base64,...`` URI replaced by a short name
+    (``wbdata:N``) that ``embedded`` maps to its base64 bytes."""
+    if "data:" not in text:
+        return text
+
+    def lift(match: re.Match[str]) -> str:
+        name = f"{DATA_SCHEME}:{len(embedded) + 1}"
+        embedded[name] = match.group("data")
+        return name
+
+    return _DATA_URI.sub(lift, text)
+
+
 def _image_html(src: str, alt: str, env: EnvType) -> str:
-    """A local image the lesson's folder holds as an image resource; anything else
-    (remote, missing, unreadable) as its alt text."""
+    """An image the cell embeds (an attachment, a ``data:`` URI) or the lesson's folder
+    holds, as an image resource; anything else (remote, missing, unreadable) as its alt
+    text."""
     render = _state(env)
-    found = _local_image(src, render.folder, render.style.max_image_width)
+    src = src.strip()
+    if src in render.embedded:
+        found = _embedded_image(render.embedded[src], render.style.max_image_width)
+    else:
+        found = _local_image(src, render.folder, render.style.max_image_width)
     if found is None:
         return html.escape(f"[image: {alt}]" if alt else "[image]")
     name = render.name(IMAGE_SCHEME, (src,), found)
     written = html.escape(alt, quote=True)
     return (f'<img src="{name}" width="{found.width}" height="{found.height}" '
             f'alt="{written}" />')
+
+
+def _embedded_image(b64: str, max_width: int | None) -> Image | None:
+    if len(b64) > MAX_IMAGE_BYTES * 4 // 3 + 4:
+        return None
+    try:
+        data = base64.b64decode("".join(b64.split()), validate=True)
+    except (ValueError, binascii.Error):
+        return None
+    return _image_of(data, max_width)
 
 
 def _local_image(src: str, folder: Path | None, max_width: int | None) -> Image | None:
@@ -400,11 +446,17 @@ def _local_image(src: str, folder: Path | None, max_width: int | None) -> Image 
     try:
         root = folder.resolve()
         path = (root / unquote(src.split("#")[0].split("?")[0])).resolve()
-        if not path.is_relative_to(root) or not path.is_file():
+        if not path.is_relative_to(root):
             return None
-        if path.stat().st_size > MAX_IMAGE_BYTES:
-            return None
-        data = path.read_bytes()
+        data = read_regular_file(path, MAX_IMAGE_BYTES, lambda size: "too big")
+    except (OSError, ValueError, FileRefused):
+        return None
+    return _image_of(data, max_width)
+
+
+def _image_of(data: bytes, max_width: int | None) -> Image | None:
+    """The image in ``data`` at its size (scaled down to ``max_width``), if Qt reads it."""
+    try:
         from PIL import Image as PILImage
 
         with PILImage.open(io.BytesIO(data)) as picture:

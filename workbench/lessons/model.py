@@ -36,11 +36,17 @@ class LessonError(ValueError):
     missing); its message is one line that names the file and what was found."""
 
 
+Attachment = tuple[str, str, str]
+"""A Markdown cell's image: its name (``attachment:NAME``), MIME type and base64 bytes."""
+
+
 @dataclass(frozen=True)
 class Cell:
     kind: CellKind
     source: str
     tags: tuple[str, ...] = ()
+    attachments: tuple[Attachment, ...] = field(default=(), repr=False)
+    """A Markdown cell's images (pasted screenshots), shown in its text."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,8 @@ class Step:
     """Tagged ``skip-execution``: the code is shown, but neither it nor its directive runs."""
     may_raise: bool = False
     """Tagged ``raises-exception`` (Jupyter's): an error is allowed, not required."""
+    attachments: tuple[Attachment, ...] = field(default=(), repr=False)
+    """The images the step's Markdown cells carry (``attachment:NAME`` in ``text``)."""
 
     @property
     def has_code(self) -> bool:
@@ -133,16 +141,19 @@ def _code_title(code: str) -> str:
 def build_steps(cells: tuple[Cell, ...]) -> tuple[Step, ...]:
     steps: list[Step] = []
     texts: list[str] = []
+    attached: list[Attachment] = []
     for index, cell in enumerate(cells):
         if cell.kind == "markdown":
             if cell.source.strip():
                 texts.append(cell.source.strip("\n"))
+                attached.extend(cell.attachments)
             continue
         if cell.kind != "code" or not cell.source.strip():
             continue
         split = split_cell(cell.source)
         text = "\n\n".join(texts)
         texts = []
+        attachments, attached = tuple(attached), []
         expect = split.expect_error
         if expect is None:
             expect = _expect_from_tags(cell.tags)
@@ -150,10 +161,11 @@ def build_steps(cells: tuple[Cell, ...]) -> tuple[Step, ...]:
         title = first_title(text) or _code_title(split.code) or f"Step {number}"
         steps.append(Step(number, title, text, split.code, index, split.directive, split.lines,
                           expect, split.problem, skip=SKIP_EXECUTION in cell.tags,
-                          may_raise=RAISES_EXCEPTION in cell.tags))
+                          may_raise=RAISES_EXCEPTION in cell.tags, attachments=attachments))
     if texts:
         text = "\n\n".join(texts)
-        steps.append(Step(len(steps) + 1, first_title(text) or f"Step {len(steps) + 1}", text))
+        steps.append(Step(len(steps) + 1, first_title(text) or f"Step {len(steps) + 1}", text,
+                          attachments=tuple(attached)))
     return tuple(steps)
 
 

@@ -492,13 +492,15 @@ class LessonController(QObject):
             self._show_outputs(reply)
             if p.result_value(reply, p.Functions) is None and not self._call_step():
                 self._judge_failure(reply)  # its code is the step's whole verdict
-        if lesson is None or number is None or number != self.editor_step:
+        if lesson is None or self.editor_step == 0 or number not in (None, self.editor_step):
             return
         if p.result_value(reply, p.Functions) is None:
             return  # the failure is shown by _on_failed
-        directive = lesson.step(number).directive
+        directive = lesson.step(self.editor_step).directive
         if not isinstance(directive, CallDirective):
             self._on_succeeded()  # its code ran: a trace with guessed arguments is no verdict
+        if number is None:
+            return  # Run pressed or an edit: judged again, its directive not re-applied
         elif directive.verb == "values" or directive.select:
             # The Graph looks where the step's text points (its outputs, unless it names).
             self.host.lesson_panels().graph.select_names(directive.select or ("outputs",))

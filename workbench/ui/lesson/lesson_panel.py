@@ -83,6 +83,7 @@ class LessonPanel(QWidget):
         self._current = 0
         self._updating = False
         self._markdown = ""
+        self._attachments: tuple[tuple[str, str, str], ...] = ()
         self._folder: Path | None = None
         self._shown_style: TextStyle | None = None
         self._steps_sized_by_user = False
@@ -193,7 +194,8 @@ class LessonPanel(QWidget):
         finally:
             self._updating = False
         if 1 <= number <= len(self._steps):
-            self._show_markdown(self._steps[number - 1].text)
+            step = self._steps[number - 1]
+            self._show_markdown(step.text, step.attachments)
         self._show_position()
 
     def set_edited(self, numbers: set[int], editor_step: int = 0) -> None:
@@ -314,10 +316,12 @@ class LessonPanel(QWidget):
             max_image_width=int(width) if width > 100 else None,
         )
 
-    def _show_markdown(self, markdown: str) -> None:
+    def _show_markdown(self, markdown: str,
+                       attachments: tuple[tuple[str, str, str], ...] = ()) -> None:
         self._markdown = markdown
+        self._attachments = attachments
         style = self._text_style()
-        rendered = render_markdown(markdown, style, self._folder)
+        rendered = render_markdown(markdown, style, self._folder, attachments)
         document = self.text.document()
         self.text.clear()  # drops the images of the text before
         code = self.text.palette().color(QPalette.ColorRole.AlternateBase).name()
@@ -335,7 +339,7 @@ class LessonPanel(QWidget):
             return
         bar = self.text.verticalScrollBar()
         at = bar.value()
-        self._show_markdown(self._markdown)
+        self._show_markdown(self._markdown, self._attachments)
         bar.setValue(at)
 
     def _fit_steps(self) -> None:
