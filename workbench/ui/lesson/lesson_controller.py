@@ -501,7 +501,8 @@ class LessonController(QObject):
             self._on_succeeded()  # its code ran: a trace with guessed arguments is no verdict
         if number is None:
             return  # Run pressed or an edit: judged again, its directive not re-applied
-        elif directive.verb == "values" or directive.select:
+        if isinstance(directive, CallDirective) and (directive.verb == "values"
+                                                     or directive.select):
             # The Graph looks where the step's text points (its outputs, unless it names).
             self.host.lesson_panels().graph.select_names(directive.select or ("outputs",))
         if isinstance(directive, PlotDirective | TimeDirective | KMeansDirective):
