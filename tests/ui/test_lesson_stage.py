@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QImage, QTextDocument
 
@@ -73,3 +74,45 @@ def test_pasted_images_show_as_images_in_the_step_text(qtbot, make_window, tmp_p
         assert isinstance(image, QImage) and not image.isNull()
         sizes.append((image.width(), image.height()))
     assert sorted(sizes) == [(240, 120), (420, 260)]
+
+
+FIRST = """\
+# %% [markdown]
+# # First
+
+# %%
+secret = 42
+"""
+
+SECOND = """\
+# %% [markdown]
+# # Second
+
+# %%
+seen = secret
+"""
+
+
+@pytest.mark.parametrize("engine", ["in-process", pytest.param("kernel", marks=pytest.mark.kernel)])
+def test_a_second_lesson_does_not_see_the_first_ones_names(qtbot, make_window, tmp_path,
+                                                           engine):
+    first, second = tmp_path / "first.py", tmp_path / "second.py"
+    first.write_text(FIRST)
+    second.write_text(SECOND)
+    window = _blank(make_window, tmp_path)
+    for path in (first, second):
+        window.trust_lesson(path)
+    assert window.open_lesson(first)
+    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        window.lessons.go_to(1)
+    assert "failed" not in window.lessons.message()
+    notices: list[str] = []
+    window.engine.sig_notice.connect(lambda notice: notices.append(notice.message))
+    assert window.open_lesson(second)
+    qtbot.waitUntil(lambda: bool(notices), timeout=ENGINE_MS)
+    assert notices[0].startswith("a fresh engine for the lesson 'Second'")
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        window.lessons.go_to(1)
+    qtbot.waitUntil(lambda: "this step's code failed" in window.lessons.message())
+    assert "secret" in window.lessons.message()

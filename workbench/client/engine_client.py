@@ -108,6 +108,7 @@ class EngineClient:
         self.stats: Stats = core.stats
         self._closing = False
         self._last_source: p.LoadSource | None = None
+        self._fresh: str | None = None  # what a restart without a reload is for (its notice)
 
         self.runtime_dir: Path | None
         self.given_connection_file: Path | None = None
@@ -221,13 +222,18 @@ class EngineClient:
         """Interrupt what runs; restart the kernel if it is not idle within ``stop_grace``."""
         self._call(self._stopper.stop)
 
-    def restart(self) -> None:
+    def restart(self, fresh: str | None = None) -> None:
         """Restart the kernel now and load the editor source again (resets the crash count).
 
+        ``fresh``: start anew for this (a lesson opened, as Jupyter gives a notebook its own
+        kernel): nothing is loaded again, and the notice says so with these words.
         An attached kernel is asked through its control channel (``shutdown_request``
         with ``restart: true``); call this only when the user chose it.
         """
         def restart() -> None:
+            if fresh is not None:
+                self._last_source = None
+                self._fresh = fresh
             self._supervisor.restart("restart requested", crash=False, manual=True)
 
         if not self._revive(restart):
@@ -577,9 +583,11 @@ class EngineClient:
         """Load the last good editor source again, silently (after a restart or attach)."""
         core, supervisor = self._core, self._supervisor
         if self._last_source is None:
-            if supervisor.reload_notice is not None:
-                core.emit(core.on_notice, supervisor.reload_notice)
-                supervisor.reload_notice = None
+            notice, supervisor.reload_notice = supervisor.reload_notice, None
+            fresh, self._fresh = self._fresh, None
+            if notice is not None:
+                core.emit(core.on_notice, notice if fresh is None
+                          else Notice(notice.kind, fresh, notice.fault))
             return
         request = p.LoadSource(source=self._last_source.source,
                                filename=self._last_source.filename)

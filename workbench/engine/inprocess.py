@@ -94,6 +94,7 @@ class InProcessClient:
         self._running: str | None = None
         self._stop = threading.Event()  # the running request's should_stop
         self._last_source: p.LoadSource | None = None
+        self._fresh: str | None = None  # what a restart without a reload is for (its notice)
         self._thread = threading.Thread(target=self._run, name="workbench-inprocess-engine",
                                         daemon=True)
         self._thread.start()
@@ -162,12 +163,16 @@ class InProcessClient:
         with self._lock:
             self._refresh_state()
 
-    def restart(self) -> None:
+    def restart(self, fresh: str | None = None) -> None:
         """A fresh engine namespace once the running request returns; the last good editor
-        source is loaded again, and a ``restarted`` notice says so."""
+        source is loaded again, and a ``restarted`` notice says so. ``fresh``: nothing is
+        loaded again (a lesson opened), and the notice says these words."""
         with self._lock:
             if self._closing or self._restarting:
                 return
+            if fresh is not None:
+                self._last_source = None
+                self._fresh = fresh
             self._restarting = True
             self._stop.set()
             cancelled = self._drop_all()
@@ -309,9 +314,10 @@ class InProcessClient:
         with self._lock:
             self._restarting = False
             source = self._last_source
+            fresh, self._fresh = self._fresh, None
             self._set_state(State.IDLE if source is None else State.BUSY)
         if source is None:
-            self._emit(self.on_notice, Notice(NoticeKind.RESTARTED, "engine restarted"))
+            self._emit(self.on_notice, Notice(NoticeKind.RESTARTED, fresh or "engine restarted"))
             return
         reload = p.LoadSource(source=source.source, filename=source.filename)
         reply = self._answer(_Pending(reload, None, None, None))

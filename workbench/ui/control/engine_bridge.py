@@ -114,9 +114,11 @@ class EngineBridge(QObject):
         if self._client is not None:
             self._client.stop()
 
-    def restart(self) -> None:
+    def restart(self, fresh: str | None = None) -> None:
+        """Restart the engine; ``fresh``: for a new start (a lesson opened), nothing loaded
+        again, the notice in these words."""
         if self._client is not None:
-            self._client.restart()
+            self._client.restart(fresh)
 
     def close(self) -> None:
         self._closed = True

@@ -91,6 +91,8 @@ FAILED_ON_PURPOSE = "this step fails on purpose"
 SKIPPED = ("not run: this step is tagged skip-execution (its code is only to read): press "
            "Run to run it anyway")
 PAUSED = "lesson open: pick a step (PageDown) to run its code"
+FRESH = ("a fresh engine for the lesson {title!r}: the names the lesson before defined are "
+         "gone, as a notebook starts on its own kernel")
 GONE = ("the lesson file is gone from disk: the lesson stays open from memory, and "
         "Save lesson writes it again")
 CONSOLE = "consoleDock"
@@ -142,6 +144,7 @@ class LessonController(QObject):
         self._pending: int | None = None  # the step whose LoadSource is on its way
         self._placing = False
         self._trusted = False
+        self._engine_used = False  # a step of a lesson ran in the engine since it started
         self._declined = False
         self._gone = False
         autosave = document.autosave
@@ -184,6 +187,11 @@ class LessonController(QObject):
             self.edits.forget()
         elif not self.document.confirm_discard():
             return False
+        if self._engine_used:
+            # As Jupyter starts each notebook on its own kernel: no name of the lesson
+            # before leaks into this one (nor its console history).
+            self._engine_used = False
+            self.tracer.requests.engine.restart(fresh=FRESH.format(title=lesson.title))
         self._set_lesson(lesson)
         self.tracer.keep_names = True
         self._place("")
@@ -481,6 +489,7 @@ class LessonController(QObject):
         self.host.show_panel(DOCKS.get(directive.verb, CONSOLE) if directive is not None
                              else CONSOLE)
         self._pending = step.number
+        self._engine_used = True
         self._outputs.pop(step.number, None)
         self.panel.outputs.show_running()
         self.tracer.run()
