@@ -5,12 +5,14 @@ images are shown as images."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QImage, QTextDocument
 
 from tests.lessons.test_embedded_images import png
+from workbench.api import messages as p
 
 ENGINE_MS = 60000
 
@@ -116,3 +118,132 @@ def test_a_second_lesson_does_not_see_the_first_ones_names(qtbot, make_window, t
         window.lessons.go_to(1)
     qtbot.waitUntil(lambda: "this step's code failed" in window.lessons.message())
     assert "secret" in window.lessons.message()
+
+
+PAGING = """\
+# %% [markdown]
+# # Paging
+
+# %%
+import time
+time.sleep(8)
+first = 1
+
+# %%
+time.sleep(8)
+second = 2
+
+# %%
+landed = 3
+"""
+
+
+def test_three_fast_nexts_past_two_slow_steps_show_the_landing_step_at_once(
+        qtbot, make_window, tmp_path):
+    """Each step passed used to run on the way; now the one on its way finishes and the
+    landing step runs next: step 2 never runs, and the step says so."""
+    path = tmp_path / "paging.py"
+    path.write_text(PAGING)
+    window = _blank(make_window, tmp_path)
+    window.trust_lesson(path)
+    assert window.open_lesson(path)
+    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    sources: list[str] = []
+    window.engine.sig_request_sent.connect(
+        lambda r: sources.append(r.source) if isinstance(r, p.LoadSource) else None)
+    started = time.monotonic()
+    for _ in range(3):
+        qtbot.keyClick(window, Qt.Key.Key_PageDown)
+    assert time.monotonic() - started < 4
+    assert window.lesson_panel.current() == 3
+    assert window.editor.toPlainText() == "landed = 3\n"
+    assert "waiting for step 1 to finish" in window.lesson_panel.outputs.toPlainText()
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS,
+                          check_params_cb=lambda r: _step_of(r) == 3):
+        pass
+    assert [s.splitlines()[-1] for s in sources] == ["first = 1", "landed = 3"]
+    qtbot.waitUntil(lambda: "step 2 above has not run in this engine"
+                    in window.lessons.message())
+    assert window.lesson_panel.run_above_button.isVisible()
+
+
+def _step_of(reply) -> int | None:
+    loaded = p.result_value(reply, p.Functions)
+    return int(loaded.filename.rsplit(" ", 1)[-1]) if loaded is not None else None
+
+
+JUMP = """\
+# %% [markdown]
+# # Jumping
+
+# %%
+import math
+
+# %%
+radius = 2.0
+
+# %%
+area = math.pi * radius ** 2
+print(round(area, 2))
+"""
+
+
+def test_a_name_from_a_step_not_run_says_which_step_and_run_steps_above_fixes_it(
+        qtbot, make_window, tmp_path):
+    path = tmp_path / "jump.py"
+    path.write_text(JUMP)
+    window = _blank(make_window, tmp_path)
+    window.trust_lesson(path)
+    assert window.open_lesson(path)
+    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        window.lessons.go_to(3)  # picked in the list: steps 1 and 2 are jumped over
+    qtbot.waitUntil(lambda: "has not run in this engine" in window.lessons.message())
+    message = window.lessons.message()
+    assert "'math' is not defined: step 1, which imports it, has not run" in message
+    button = window.lesson_panel.run_above_button
+    assert button.isVisible()
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "12.57" in window.lesson_panel.outputs.toPlainText())
+    assert "failed" not in window.lessons.message() and not button.isVisible()
+    assert window.lessons._outputs[2][0] == ()  # step 2 ran (nothing to show)
+
+
+def test_run_all_above_runs_every_step_above_then_this_one(qtbot, make_window, tmp_path):
+    path = tmp_path / "jump.py"
+    path.write_text(JUMP)
+    window = _blank(make_window, tmp_path)
+    window.trust_lesson(path)
+    assert window.open_lesson(path)
+    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    window.lessons.go_to(3)
+    sources: list[str] = []
+    window.engine.sig_request_sent.connect(
+        lambda r: sources.append(r.source) if isinstance(r, p.LoadSource) else None)
+    qtbot.waitUntil(lambda: window.lessons._pending is None, timeout=ENGINE_MS)
+    window.actions_.action_run_above.trigger()
+    qtbot.waitUntil(lambda: "12.57" in window.lesson_panel.outputs.toPlainText(),
+                    timeout=ENGINE_MS)
+    assert [s.splitlines()[0] for s in sources] == ["import math", "radius = 2.0",
+                                                    "area = math.pi * radius ** 2"]
+
+
+def test_after_a_restart_the_step_offers_to_run_the_steps_above_again(qtbot, make_window,
+                                                                      tmp_path):
+    path = tmp_path / "jump.py"
+    path.write_text(JUMP)
+    window = _blank(make_window, tmp_path)
+    window.trust_lesson(path)
+    assert window.open_lesson(path)
+    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    for number in (1, 2, 3):
+        with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+            window.lessons.go_to(number)
+    assert "not run" not in window.lessons.message()
+    assert not window.lesson_panel.run_above_button.isVisible()
+    with qtbot.waitSignal(window.engine.sig_notice, timeout=ENGINE_MS):
+        window.restart_engine()
+    qtbot.waitUntil(lambda: "steps 1 and 2 above have not run in this engine"
+                    in window.lessons.message())
+    assert window.lesson_panel.run_above_button.isVisible()

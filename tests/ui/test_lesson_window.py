@@ -405,6 +405,7 @@ def test_no_answer_runs_nothing_and_says_so(qtbot, make_window, tmp_path):
     go(qtbot, window, 2)
     qtbot.waitUntil(lambda: "failed" in window.lesson_panel.message.text(), timeout=ENGINE_S)
     assert "(name)" in window.lesson_panel.message.text()  # marker is not defined
+    assert "step 1, which defines it, has not run" in window.lesson_panel.message.text()
 
 
 def test_a_lesson_from_elsewhere_asks_once(qtbot, asking_window, tmp_path):
@@ -602,7 +603,8 @@ def test_paging_faster_than_steps_load_ends_on_the_last_steps_function(qtbot, ma
     for _ in range(2):
         page_down(qtbot, window)  # back to 3 before 1 has loaded
     assert window.lesson_panel.position.text() == "step 3 of 3"
-    qtbot.waitUntil(lambda: window.jaxpr.trace() is not None
+    # Step 2, on its way, answers first; then step 3 runs (step 1 was passed: never run).
+    qtbot.waitUntil(lambda: not window.lessons.busy and window.jaxpr.trace() is not None
                     and window.jaxpr.trace().function == "third", timeout=ENGINE_S)
     assert window.controls.function() == "third"
 

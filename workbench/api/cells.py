@@ -8,6 +8,7 @@ a matplotlib figure, ``IPython.display``), in the order they came. Each keeps it
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,3 +32,25 @@ class CellOutput:
     stream: str = ""
     execution_count: int | None = None
     """The ``Out[n]`` number of a result."""
+
+
+def bound_names(source: str) -> dict[str, str]:
+    """Top-level names a cell binds, each with how ("imports", "defines"): what a failed (or
+    not yet run) cell leaves undefined. ``source`` is the cell as Python reads it (the
+    engine passes IPython's transformed cell); one that does not parse binds none."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    names: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names[node.name] = "defines"
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                names[(alias.asname or alias.name).split(".")[0]] = "imports"
+        else:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    names.setdefault(sub.id, "defines")
+    return names

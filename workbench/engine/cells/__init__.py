@@ -14,7 +14,8 @@ usual; in this process (``workbench lesson --check``, tests) it is one
 that runs the cell.
 """
 
-from workbench.engine.cells.names import bound_names, explain_cell_error
+from workbench.api.cells import bound_names
+from workbench.engine.cells.names import explain_cell_error
 from workbench.engine.cells.outputs import CellRun, strip_ansi
 from workbench.engine.cells.run import run_cell
 from workbench.engine.cells.shell import INLINE_BACKEND, shell_for

@@ -180,6 +180,8 @@ class TraceController(QObject):
         self.sig_loaded.emit(reply)
 
     def _on_traced(self, reply: p.Reply, call: Call) -> None:
+        if call.function != self.controls.function():
+            return  # another function was chosen since (a lesson step shown meanwhile): stale
         result = p.result_value(reply, TraceResult)
         if result is not None:
             self.session.set_trace(result)

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QStatusBar, QWidget
 
 from workbench.api import messages as p
 from workbench.api.cells import CellOutput
+from workbench.api.state import Notice, NoticeKind
 from workbench.lessons import (
     CallDirective,
     KMeansDirective,
@@ -47,12 +48,21 @@ from workbench.lessons import (
     write_lesson,
 )
 from workbench.lessons.plan import curve_requests, judge, kmeans_request, time_request
+from workbench.lessons.progress import (
+    binding_step,
+    not_run_note,
+    steps_text,
+    undefined_name,
+    unrun_above,
+)
 from workbench.ui.control.trace_controller import TraceController
 from workbench.ui.editor.call_controls import CallControls
 from workbench.ui.editor.editor import CodeEditor
 from workbench.ui.lesson.lesson_edits import LessonEdits
 from workbench.ui.lesson.lesson_links import LessonLinks
 from workbench.ui.lesson.lesson_panel import LessonPanel
+from workbench.ui.lesson.lesson_trust import LessonTrust
+from workbench.ui.lesson.step_chain import StepChain
 from workbench.ui.panels.jaxpr_panel import JaxprPanel
 from workbench.ui.storage.document import DocumentController
 from workbench.ui.storage.settings import Settings
@@ -142,10 +152,13 @@ class LessonController(QObject):
         # per step: what it showed when it last ran (outputs, how many were cut)
         self._outputs: dict[int, tuple[tuple[CellOutput, ...], int]] = {}
         self._pending: int | None = None  # the step whose LoadSource is on its way
+        self._waiting: int | None = None  # the step shown whose run waits for _pending's
+        self._ran: set[int] = set()
+        """The code steps sent to this engine since it started (a restart forgets them)."""
         self._placing = False
-        self._trusted = False
+        self.trust = LessonTrust(settings, tracer, parent)
+        """Whether the lesson's code may run (decided on the bytes read)."""
         self._engine_used = False  # a step of a lesson ran in the engine since it started
-        self._declined = False
         self._gone = False
         autosave = document.autosave
         self.edits = LessonEdits(autosave.root if autosave.off_reason is None else None, self)
@@ -160,6 +173,12 @@ class LessonController(QObject):
         self.links = LessonLinks(panel, parent, host.statusBar, self.go_to,
                                  lambda: self.document.ask)
         """What a click on a link in the lesson's text does (web pages, its headings)."""
+        self.chain = StepChain(tracer.requests, self)
+        """Runs the steps above the one shown (Run steps above, Run all above)."""
+        self.chain.sig_step_done.connect(self._on_chain_step)
+        self.chain.sig_finished.connect(self._on_chain_finished)
+        panel.sig_run_above.connect(self.run_steps_above)
+        tracer.requests.engine.sig_notice.connect(self._on_engine_notice)
         editor.textChanged.connect(self._on_editor_changed)
         tracer.sig_loaded.connect(self._on_loaded)
         tracer.sig_failed.connect(self._on_failed)
@@ -171,6 +190,12 @@ class LessonController(QObject):
     @property
     def is_open(self) -> bool:
         return self.lesson is not None
+
+    @property
+    def busy(self) -> bool:
+        """A step's run is on its way, waits for one, or steps above run."""
+        return self._pending is not None or self._waiting is not None \
+            or bool(self.chain.running)
 
     def open(self, path: str | os.PathLike[str]) -> bool:
         """Open a lesson; nothing runs until a step is picked. False (and one message) when
@@ -213,7 +238,8 @@ class LessonController(QObject):
         self._notes = {}
         self._outputs = {}
         self.current = self.editor_step = 0
-        self._pending = None
+        self._pending = self._waiting = None
+        self.chain.cancel()
         self.tracer.keep_names = False
         self.panel.outputs.clear_outputs()
         self.document.show_detached(self.editor.toPlainText())
@@ -227,9 +253,10 @@ class LessonController(QObject):
         self._notes = {}
         self._outputs = {}
         self.current = self.editor_step = 0
-        self._pending = None
-        self._trusted = self._remembered(lesson)
-        self._declined = False
+        self._pending = self._waiting = None
+        self._ran = set()
+        self.chain.cancel()
+        self.trust.reset(lesson)
         self._gone = False
         kept = self.edits.load(lesson.path)
         self.codes = {n: code for n, code in kept.items() if 1 <= n <= len(lesson.steps)
@@ -354,7 +381,7 @@ class LessonController(QObject):
             self._say_failed(f"could not save the lesson to {target}: {exc.strerror or exc}; "
                              "your edits are kept")
             return False
-        if self._trusted:  # the user's own edits of a lesson trusted: the bytes written
+        if self.trust.trusted:  # the user's own edits of a lesson trusted: the bytes written
             self.settings.trust_content(saved.content_key)
         written = saved.path
         try:
@@ -381,7 +408,7 @@ class LessonController(QObject):
         self.codes = {}
         # Trust goes with the bytes read back: the ones written, unless someone else
         # wrote the file in between.
-        self._trusted = self._remembered(fresh)
+        self.trust.reset(fresh)
         count = len(fresh.steps)
         self.current = min(self.current, count)
         self.editor_step = min(self.editor_step, count)
@@ -395,43 +422,9 @@ class LessonController(QObject):
         self._refresh()
         self.host.statusBar().showMessage(text, 8000)
 
-    # ------------------------------------------------------------------ trust
-
-    def _remembered(self, lesson: Lesson) -> bool:
-        """A bundled lesson, or the user said yes to exactly the bytes this lesson was read
-        from: decided on what was read, the code that runs, never on the file now."""
-        return lesson.bundled or self.settings.is_trusted_content(lesson.content_key)
-
     def _may_run(self) -> bool:
         """Ask once before the first step of a lesson from elsewhere runs."""
-        lesson = self.lesson
-        if lesson is None:
-            return False
-        if self._trusted or self._remembered(lesson):
-            self._trusted = True
-            return True
-        if self._declined:
-            return False
-        # Nothing of the lesson's may run while the question is open (a modal dialog
-        # still runs the event loop, and with it the live timer).
-        self.tracer.hold("waiting for your answer: run this lesson's code?")
-        real = lesson.real_path
-        via = f"\n(a link to {real})" if real is not None and real != lesson.path.absolute() \
-            else ""
-        if self.document.ask:
-            box = QMessageBox(
-                QMessageBox.Icon.Question, "Run this lesson's code?",
-                f"This lesson runs its code in the engine, with your permissions:\n"
-                f"{lesson.path}{via}\n\nIt does not come with the workbench. Run it?",
-                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self.parent_widget)
-            box.setObjectName("lessonTrustDialog")
-            box.setDefaultButton(QMessageBox.StandardButton.No)
-            if box.exec() == QMessageBox.StandardButton.Yes:
-                self.settings.trust_content(lesson.content_key)
-                self._trusted = True
-                return True
-        self._declined = True
-        return False
+        return self.lesson is not None and self.trust.may_run(self.lesson, self.document.ask)
 
     # ------------------------------------------------------------------ running a step
 
@@ -468,6 +461,31 @@ class LessonController(QObject):
         self._run(step)
 
     def _run(self, step: Step) -> None:
+        """Run the step now, or once the step on its way has answered: a step passed while
+        another runs never runs (going to a step runs that step, not those on the way)."""
+        if self._pending == step.number:
+            return  # on its way already: its outputs come
+        if self._pending is not None or self.chain.running:
+            self._waiting = step.number
+            self._outputs.pop(step.number, None)
+            busy = self.chain.running or self._pending
+            waiting = f"waiting for step {busy} to finish"
+            self.tracer.pause_live(waiting)  # the code placed is not run live meanwhile
+            self.panel.outputs.show_running(waiting)
+            return
+        self._start(step)
+
+    def _start_waiting(self) -> None:
+        """The step on its way answered: run the step shown, if it waits."""
+        number, self._waiting = self._waiting, None
+        lesson = self.lesson
+        if (number is not None and lesson is not None and number == self.editor_step
+                and self._pending is None and not self.chain.running):
+            self._notes.pop(number, None)
+            self._start(lesson.step(number))
+
+    def _start(self, step: Step) -> None:
+        self._ran.add(step.number)
         directive = step.directive
         controls = self.controls
         controls.blockSignals(True)  # one request below, not a trace of the old source first
@@ -496,12 +514,19 @@ class LessonController(QObject):
 
     def _on_loaded(self, reply: p.Reply) -> None:
         number, self._pending = self._pending, None
+        self._loaded(reply, number)
+        self._start_waiting()
+
+    def _loaded(self, reply: p.Reply, number: int | None) -> None:
+        """``number``: the step whose run this answers (None: Run or an edit of the editor's
+        step)."""
         lesson = self.lesson
-        if lesson is not None and self.editor_step:
-            self._show_outputs(reply)
-            if p.result_value(reply, p.Functions) is None and not self._call_step():
-                self._judge_failure(reply)  # its code is the step's whole verdict
-        if lesson is None or self.editor_step == 0 or number not in (None, self.editor_step):
+        ran = self.editor_step if number is None else number
+        if lesson is not None and ran:
+            self._show_outputs(reply, ran)
+            if p.result_value(reply, p.Functions) is None and not self._call_step(ran):
+                self._judge_failure(reply, ran)  # its code is the step's whole verdict
+        if lesson is None or self.editor_step == 0 or ran != self.editor_step:
             return
         if p.result_value(reply, p.Functions) is None:
             return  # the failure is shown by _on_failed
@@ -523,18 +548,18 @@ class LessonController(QObject):
             else:
                 panels.kmeans.run_requested(kmeans_request(directive))
 
-    def _show_outputs(self, reply: p.Reply) -> None:
-        """What the step in the editor showed when it ran (also after a live edit)."""
+    def _show_outputs(self, reply: p.Reply, number: int) -> None:
+        """What step ``number`` showed when it ran (also after a live edit)."""
         loaded = p.result_value(reply, p.Functions)
         if loaded is not None:
-            self._outputs[self.editor_step] = (loaded.outputs, loaded.outputs_dropped)
+            self._outputs[number] = (loaded.outputs, loaded.outputs_dropped)
         elif isinstance(reply, p.UserCodeFailure):
-            self._outputs[self.editor_step] = (reply.outputs, 0)
+            self._outputs[number] = (reply.outputs, 0)
         else:
-            self._outputs.pop(self.editor_step, None)
-        self.sig_outputs.emit(self._outputs.get(self.editor_step, ((), 0))[0])
-        if self.current == self.editor_step:
-            self.panel.outputs.show_outputs(*self._outputs.get(self.editor_step, ((), 0)))
+            self._outputs.pop(number, None)
+        self.sig_outputs.emit(self._outputs.get(number, ((), 0))[0])
+        if self.current == number:
+            self.panel.outputs.show_outputs(*self._outputs.get(number, ((), 0)))
 
     def _apply_plot(self, panels: LessonPanels, d: PlotDirective) -> None:
         panels.plot.show_requested(curve_requests(d))
@@ -551,23 +576,95 @@ class LessonController(QObject):
 
     # ------------------------------------------------------------------ outcomes
 
-    def _call_step(self) -> bool:
-        """Whether the step in the editor asks for a trace or values: then that call's outcome
+    def _call_step(self, number: int | None = None) -> bool:
+        """Whether the step (the editor's) asks for a trace or values: then that call's outcome
         is the step's; otherwise only its code's is (a trace with guessed arguments is none)."""
-        lesson, number = self.lesson, self.editor_step
+        lesson = self.lesson
+        number = self.editor_step if number is None else number
         return (lesson is not None and number != 0
                 and isinstance(lesson.step(number).directive, CallDirective))
+
+    def _missing_name(self, reply: p.Reply, number: int) -> str:
+        """For a name the step needs that a step above binds but has not run here: which."""
+        lesson = self.lesson
+        if lesson is None or not isinstance(reply, p.UserCodeFailure):
+            return ""
+        name = undefined_name(reply.explanation.message)
+        found = binding_step(lesson, unrun_above(lesson, number, self._ran), name) \
+            if name else None
+        if found is None:
+            return ""
+        step, how = found
+        return (f"{name!r} is not defined: step {step}, which {how} it, has not run in this "
+                "engine (Run steps above runs it)")
+
+    # ------------------------------------------------------------------ steps above
+
+    def run_steps_above(self) -> None:
+        """Run the code steps above the one shown that have not run in this engine, then the
+        step shown again."""
+        lesson = self.lesson
+        if lesson is not None and self.current:
+            self._run_above(unrun_above(lesson, self.current, self._ran))
+
+    def run_all_above(self) -> None:
+        """Jupyter's Run All Above: every code step above the one shown, in order, then it."""
+        lesson = self.lesson
+        if lesson is not None and self.current:
+            self._run_above(unrun_above(lesson, self.current, ()))
+
+    def _run_above(self, numbers: tuple[int, ...]) -> None:
+        lesson = self.lesson
+        if lesson is None or self.chain.running or not self._may_run():
+            return
+        self._waiting = self.current if lesson.step(self.current).has_code else None
+        self.panel.outputs.show_running(f"running {steps_text(numbers)} first"
+                                        if numbers else "")
+        self._ran.update(numbers)
+        self.chain.start(lesson, numbers)
+
+    def _on_chain_step(self, number: int, reply: p.Reply) -> None:
+        self._notes.pop(number, None)
+        self._show_outputs(reply, number)
+        if p.result_value(reply, p.Functions) is None:
+            self._judge_failure(reply, number)
+        self._refresh()
+
+    def _on_chain_finished(self, failed: int | None, reply: p.Reply | None) -> None:
+        if failed is not None and reply is not None:
+            self._waiting = None
+            self._ran.discard(failed)
+            what = p.reply_text(reply).splitlines()[0] if p.reply_text(reply) else "it failed"
+            self._say_failed(f"Run steps above stopped at step {failed}: {what}")
+            return
+        self._start_waiting()
+        self._refresh()
+
+    def _on_engine_notice(self, notice: Notice) -> None:
+        """A restarted (or crashed) engine has none of the steps' names any more."""
+        if notice.kind in (NoticeKind.RESTARTED, NoticeKind.CRASHED) and self._ran:
+            # The editor's code (the step shown) is what a restart loads again, if anything.
+            self._ran = {self.editor_step} & self._ran
+            self.chain.cancel()
+            self._refresh()
 
     def _on_traced_ok(self, _result: object = None) -> None:
         if self._call_step():
             self._on_succeeded()
 
     def _on_failed(self, reply: p.Reply) -> None:
+        if not reply.id and self._pending is not None:
+            # Refused before it was sent (past the source limit): nothing is on its way.
+            self._pending = None
+            self._judge_failure(reply)
+            self._start_waiting()
+            return
         if self._call_step():
             self._judge_failure(reply)
 
-    def _judge_failure(self, reply: p.Reply) -> None:
-        lesson, number = self.lesson, self.editor_step
+    def _judge_failure(self, reply: p.Reply, number: int | None = None) -> None:
+        lesson = self.lesson
+        number = self.editor_step if number is None else number
         if lesson is None or number == 0 or isinstance(reply, p.Cancelled):
             return
         expected = lesson.step(number).expect_error
@@ -580,7 +677,10 @@ class LessonController(QObject):
         else:
             what = p.reply_text(reply).splitlines()[0]
         judged = judge(expected, kind or "", lesson.step(number).may_raise)
-        if judged.verdict == "failed":
+        missing = self._missing_name(reply, number)
+        if judged.verdict == "failed" and missing:
+            note = f"this step's code failed: {missing} ({kind})"
+        elif judged.verdict == "failed":
             note = f"this step's code failed: {what}"
         elif judged.verdict == "expected-error":
             note = f"{FAILED_ON_PURPOSE}: {what}"
@@ -666,6 +766,10 @@ class LessonController(QObject):
             shown = self.current if step.has_code else 0
             if shown and shown in self._notes:
                 parts.append(self._notes[shown])
+            missing = self._unrun_shown()
+            if missing and not (shown and "has not run in this engine" in
+                                self._notes.get(shown, "")):
+                parts.append(not_run_note(missing))
         return "\n".join(parts)
 
     def title(self) -> str:
@@ -677,7 +781,16 @@ class LessonController(QObject):
         star = "*" if self.codes else ""
         return f"{lesson.title}{where}{star} - workbench"
 
+    def _unrun_shown(self) -> tuple[int, ...]:
+        """The steps above the shown one, which ran (or waits to), that have not run here."""
+        lesson, number = self.lesson, self.current
+        if lesson is None or not number or (number not in self._ran
+                                            and number != self._waiting):
+            return ()
+        return unrun_above(lesson, number, self._ran)
+
     def _refresh(self) -> None:
+        self.panel.set_run_above(bool(self._unrun_shown()) and not self.chain.running)
         self.panel.set_edited(set(self.codes), self.editor_step)
         text = self.message()
         expected = text.startswith(FAILED_ON_PURPOSE) and "\n" not in text

@@ -71,6 +71,8 @@ class LessonPanel(QWidget):
     """Next was pressed."""
     sig_reset_step = Signal()
     """Reset step was pressed: bring back the lesson's own code of the step in the editor."""
+    sig_run_above = Signal()
+    """Run steps above was pressed: run the steps above this one that have not run here."""
     sig_link = Signal(str)
     """A link in the text was clicked (its address as written); the panel opens nothing
     itself: ``LessonLinks`` decides."""
@@ -121,6 +123,13 @@ class LessonPanel(QWidget):
         self.reset_button.setToolTip("bring back the lesson's own code of this step")
         self.reset_button.clicked.connect(self.sig_reset_step)
         self.reset_button.setEnabled(False)
+        self.run_above_button = QPushButton("Run steps above")
+        self.run_above_button.setObjectName("lessonRunAbove")
+        self.run_above_button.setToolTip("run the code steps above this one that have not run "
+                                         "in this engine (passed on the way, or before a "
+                                         "restart), then this one")
+        self.run_above_button.clicked.connect(self.sig_run_above)
+        self.run_above_button.hide()
         self._scheme = "light"
         self.message = QLabel("")
         self.message.setObjectName("lessonMessage")
@@ -153,6 +162,7 @@ class LessonPanel(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.message)
+        layout.addWidget(self.run_above_button)
         layout.addLayout(buttons)
         layout.addWidget(self.reset_button)
         self._show_position()
@@ -214,6 +224,10 @@ class LessonPanel(QWidget):
         self.message.setVisible(bool(text))
         self.message.setProperty("expected", expected)
         self._colour_message()
+
+    def set_run_above(self, on: bool) -> None:
+        """Offer Run steps above (steps above the one shown have not run here)."""
+        self.run_above_button.setVisible(on)
 
     def message_is_expected(self) -> bool:
         return bool(self.message.property("expected"))

@@ -87,11 +87,12 @@ class StepOutputs(QTextBrowser):
             return image
         return super().loadResource(kind, url)
 
-    def show_running(self) -> None:
-        """The step runs again: its old outputs are gone (as a notebook clears a cell's)."""
+    def show_running(self, why: str = "") -> None:
+        """The step runs again: its old outputs are gone (as a notebook clears a cell's);
+        ``why``: what it waits for, when it does not run yet."""
         self.shown = ()
         self._figures = {}
-        self.setHtml(f"<p><i>{RUNNING}</i></p>")
+        self.setHtml(f"<p><i>{html.escape(why) if why else RUNNING}</i></p>")
         self.show()
 
     def clear_outputs(self) -> None:

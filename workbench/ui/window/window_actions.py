@@ -40,6 +40,7 @@ class Slots:
     close_lesson: Slot
     next_step: Slot
     previous_step: Slot
+    run_above: Slot
     zoom_in: Slot
     zoom_out: Slot
     zoom_reset: Slot
@@ -88,6 +89,9 @@ class WindowActions:
         self.action_previous_step = a("actionPreviousStep", "Previous step",
                                       slots.previous_step, QKeySequence(Qt.Key.Key_PageUp),
                                       "the lesson's previous step (PageUp)")
+        self.action_run_above = a("actionRunAllAbove", "Run all above", slots.run_above, None,
+                                  "run every code step above the one shown, in order, then "
+                                  "it (as Jupyter's Run All Above)")
         self.set_lesson_open(False)
         self.action_zoom_in = a("actionZoomIn", "Presentation zoom in", slots.zoom_in,
                                 [QKeySequence("Ctrl++"), QKeySequence("Ctrl+=")])
@@ -134,7 +138,8 @@ class WindowActions:
 
     def set_lesson_open(self, on: bool) -> None:
         for action in (self.action_save_lesson, self.action_close_lesson,
-                       self.action_next_step, self.action_previous_step):
+                       self.action_next_step, self.action_previous_step,
+                       self.action_run_above):
             action.setEnabled(on)
 
     def build_menus(self, editor: CodeEditor, theme_preference: str,
@@ -192,8 +197,8 @@ class Menus:
         lesson_menu = menu.addMenu("&Lesson")
         lesson_menu.setObjectName("lessonMenu")
         for action in (actions.action_open_lesson, actions.action_next_step,
-                       actions.action_previous_step, actions.action_save_lesson,
-                       actions.action_close_lesson):
+                       actions.action_previous_step, actions.action_run_above,
+                       actions.action_save_lesson, actions.action_close_lesson):
             lesson_menu.addAction(action)
         self.help_menu: QMenu = menu.addMenu("&Help")
         self.help_menu.setObjectName("helpMenu")
