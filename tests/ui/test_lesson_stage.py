@@ -8,7 +8,7 @@ import json
 import time
 
 import pytest
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QImage, QTextDocument
 
 from tests.lessons.test_embedded_images import png
@@ -247,3 +247,54 @@ def test_after_a_restart_the_step_offers_to_run_the_steps_above_again(qtbot, mak
     qtbot.waitUntil(lambda: "steps 1 and 2 above have not run in this engine"
                     in window.lessons.message())
     assert window.lesson_panel.run_above_button.isVisible()
+
+
+FIGURE = """\
+# %% [markdown]
+# # A figure on stage
+
+# %%
+import matplotlib.pyplot as plt
+plt.plot([0, 1, 2, 3], [0, 1, 4, 9])
+plt.title("squares")
+plt.show()
+"""
+
+
+def test_a_figure_is_the_stage_at_1280x800_presenting(qtbot, make_window, tmp_path):
+    """Before: scaled to 55% in a 400 px pane under an empty text pane of 290 px."""
+    path = tmp_path / "figure.py"
+    path.write_text(FIGURE)
+    window = _blank(make_window, tmp_path)
+    window.resize(1280, 800)
+    window.set_presentation(True)
+    window.trust_lesson(path)
+    assert window.open_lesson(path)
+    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    outputs = window.lesson_panel.outputs
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        window.lessons.go_to(1)
+    qtbot.waitUntil(lambda: bool(outputs.figure_sizes()), timeout=ENGINE_MS)
+
+    def whole() -> bool:
+        (width, height), = outputs.figure_sizes()
+        view = outputs.viewport()
+        return (width >= 430 and width <= view.width() and height <= view.height()
+                and outputs.horizontalScrollBar().maximum() == 0)
+
+    qtbot.waitUntil(whole, timeout=5000)
+    text = window.lesson_panel.text
+    assert text.height() < outputs.height() / 2  # the heading's room, not half the pane
+    # A click on the figure shows it enlarged.
+    (width, _), = outputs.figure_sizes()
+    block = outputs.document().begin()
+    while block.isValid() and "\ufffc" not in block.text():
+        block = block.next()
+    rect = outputs.document().documentLayout().blockBoundingRect(block)
+    point = rect.center().toPoint() - QPoint(0, outputs.verticalScrollBar().value())
+    qtbot.mouseClick(outputs.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    view = window.lesson_panel.figure_view
+    assert view is not None and view.isVisible()
+    assert view.label.pixmap().width() > width
+    qtbot.mouseClick(view, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.lesson_panel.figure_view is None)

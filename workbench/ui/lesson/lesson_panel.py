@@ -39,7 +39,8 @@ from PySide6.QtWidgets import (
 from workbench.lessons import Step
 from workbench.lessons.links import link_action
 from workbench.lessons.markdown import TextStyle, has_maths, render_markdown, warm_up
-from workbench.ui.lesson.step_outputs import StepOutputs
+from workbench.ui.lesson.figure_view import FigureView
+from workbench.ui.lesson.step_outputs import MAX_UPSCALE, StepOutputs
 from workbench.ui.style.presentation import base_font, scaled
 
 EDITED_MARK = "● "
@@ -47,6 +48,7 @@ EDITED_TIP = ("edited: Reset step brings back the lesson's code; File > Save les
               "your version into the lesson file")
 STEP_ROWS = 12  # rows of the step list shown at once, where the lesson has as many
 STEPS_SHARE_MAX = 0.6  # of the height between list and text, the most the list takes itself
+TEXT_SHARE_MAX = 0.4  # of the height under the list, the most the text takes beside outputs
 
 
 _warming: list[threading.Thread] = []
@@ -73,6 +75,8 @@ class LessonPanel(QWidget):
     """Reset step was pressed: bring back the lesson's own code of the step in the editor."""
     sig_run_above = Signal()
     """Run steps above was pressed: run the steps above this one that have not run here."""
+    sig_outputs_width = Signal(int)
+    """The width the step's outputs need to show its widest figure whole (0: none)."""
     sig_link = Signal(str)
     """A link in the text was clicked (its address as written); the panel opens nothing
     itself: ``LessonLinks`` decides."""
@@ -140,6 +144,10 @@ class LessonPanel(QWidget):
         self.splitter.setObjectName("lessonSplitter")
         self.outputs = StepOutputs()
         """What the current step showed when it ran (hidden while it showed nothing)."""
+        self.outputs.sig_figure_clicked.connect(self._on_figure_clicked)
+        self.outputs.sig_wanted_width.connect(self._on_outputs_changed)
+        self.figure_view: FigureView | None = None
+        """The figure shown enlarged, while it is open."""
         # The text and the outputs share the space under the list: outputs appearing take
         # room from the text, never rows from the list.
         self.reading = QSplitter(Qt.Orientation.Vertical)
@@ -266,6 +274,9 @@ class LessonPanel(QWidget):
         bold.setBold(True)
         self.title.setFont(bold)
         self.set_edited(self._edited, self._current if self.reset_button.isEnabled() else 0)
+        self.outputs.upscale = MAX_UPSCALE if factor > 1.0 else 1.0
+        if self.outputs.shown:
+            self.outputs.show_outputs(self.outputs.shown, self.outputs.dropped)
         self._restyle_text()  # the maths at the new size
         self._fit_steps()
 
@@ -345,6 +356,7 @@ class LessonPanel(QWidget):
                                  QImage.fromData(image.data))
         self.text.setHtml(rendered.html)
         self._shown_style = style
+        self._fit_reading()
 
     def _restyle_text(self) -> None:
         """The same text again where its size, colour or screen changed, scrolled as it was."""
@@ -397,6 +409,39 @@ class LessonPanel(QWidget):
             self.position.setText(f"step {self._current} of {total}")
         self.previous_button.setEnabled(self._current > 1)
         self.next_button.setEnabled(self._current < total)
+
+    def _fit_reading(self) -> None:
+        """The text as tall as its Markdown (two lines at least), the outputs the rest: the
+        outputs are what the class came to see, an empty text pane is no stage (a step
+        without Markdown hides it while it has outputs)."""
+        self.text.setVisible(bool(self._markdown.strip())
+                             or not self.outputs.isVisibleTo(self))
+        if not (self.text.isVisibleTo(self) and self.outputs.isVisibleTo(self)):
+            return
+        total = sum(self.reading.sizes())
+        if total <= 0:
+            return
+        document = self.text.document()
+        document.setTextWidth(self.text.viewport().width())
+        lines = 2 * self.text.fontMetrics().lineSpacing()
+        frame = 2 * self.text.frameWidth() + 4
+        want = int(max(document.size().height(), lines) + frame)
+        want = min(want, int(total * TEXT_SHARE_MAX))
+        self.reading.setSizes([want, total - want])
+
+    def _on_outputs_changed(self, width: int) -> None:
+        self._fit_reading()
+        self.sig_outputs_width.emit(width)
+
+    def _on_figure_clicked(self, image: QImage) -> None:
+        if self.figure_view is not None:
+            self.figure_view.close()
+        self.figure_view = FigureView(image, self)
+        self.figure_view.destroyed.connect(self._on_figure_closed)
+        self.figure_view.show()
+
+    def _on_figure_closed(self) -> None:
+        self.figure_view = None
 
     def _on_splitter_moved(self, _pos: int, _index: int) -> None:
         self._steps_sized_by_user = True

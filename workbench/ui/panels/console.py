@@ -8,6 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from workbench.api.cells import CellOutput
@@ -150,6 +151,15 @@ class ConsolePanel(QWidget):
             elif output.kind == "result":
                 self.widget._append_plain_text(
                     f"Out[{output.execution_count}]: {output.text}\n", before_prompt=True)
+        if outputs:
+            # The step's output, not the text before it, is what the class should see.
+            QTimer.singleShot(0, self.scroll_to_end)
+
+    def scroll_to_end(self) -> None:
+        """Show the console's last lines (a step's figure, its value)."""
+        if self.widget is not None:
+            # qtconsole's own: its scroll range runs a page past the text (for the prompt).
+            self.widget._scroll_to_end()
 
     def execute(self, code: str) -> None:
         if self.widget is not None:

@@ -2,7 +2,8 @@
 enables, and the views it marks as showing the code open before it.
 
 Presenting, the lesson's step list folds away and its text takes a little more
-of the width (the editor and jaxpr keep the rest).
+of the width (the editor and jaxpr keep the rest); a step's figure widens the lesson
+to show it whole at its own size.
 """
 
 from __future__ import annotations
@@ -42,8 +43,10 @@ class LessonView(QObject):
         self.jaxpr = jaxpr
         self.failures = failures
         self._panels = panels
+        self._outputs_width = 0
         lessons.sig_opened.connect(self._on_opened)
         lessons.sig_closed.connect(self._on_closed)
+        panel.sig_outputs_width.connect(self._on_outputs_width)
 
     def open_dialog(self, near: Path | None) -> None:
         """File > Open Lesson: a notebook or a percent script, starting beside ``near``."""
@@ -62,7 +65,13 @@ class LessonView(QObject):
         if self.lessons.is_open:
             presenting = self.presenting.isChecked()
             self.panel.set_compact(presenting)
-            self.docks.arrange_lesson(presenting)
+            self.docks.arrange_lesson(presenting, self._outputs_width)
+
+    def _on_outputs_width(self, width: int) -> None:
+        """The step's outputs need this width to show their widest figure whole."""
+        if width != self._outputs_width:
+            self._outputs_width = width
+            self.arrange()
 
     def _on_opened(self) -> None:
         self.actions.set_lesson_open(True)

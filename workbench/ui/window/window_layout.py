@@ -18,6 +18,7 @@ PANEL_DOCKS = (("Plot", "plotDock"), ("Timing", "timingDock"), ("K-means", "kmea
 PANEL_NAMES = tuple(name for _, name in PANEL_DOCKS)
 BOTTOM_SHARE = 0.36  # of the height, for the console and panel tabs at the default layout
 LESSON_SHARE = 0.26  # of the width, for the lesson beside the editor (0.32 presenting)
+LESSON_SHARE_MAX = 0.6  # of the window's width, the most a step's figure widens the lesson
 LESSON_PANEL_SHARE = 0.5  # of the height, for the panel a lesson step brings to the front
 
 
@@ -108,11 +109,14 @@ class DockLayout:
                 return dock
         return None
 
-    def arrange_lesson(self, presenting: bool) -> None:
-        """The lesson beside the editor; presenting, its text takes a little more width."""
+    def arrange_lesson(self, presenting: bool, outputs_width: int = 0) -> None:
+        """The lesson beside the editor; presenting, its text takes a little more width, and
+        a step's figure gets the width it needs to be seen whole at its own size (at most
+        ``LESSON_SHARE_MAX`` of the window: the editor keeps the rest)."""
         share = LESSON_SHARE + (0.06 if presenting else 0.0)
-        self.window.resizeDocks([self.lesson_dock], [int(max(self.window.width(), 800) * share)],
-                                Qt.Orientation.Horizontal)
+        window = max(self.window.width(), 800)
+        width = max(int(window * share), min(outputs_width, int(window * LESSON_SHARE_MAX)))
+        self.window.resizeDocks([self.lesson_dock], [width], Qt.Orientation.Horizontal)
 
 
 class FirstPaint(QObject):
