@@ -62,6 +62,15 @@ def _warm_up_maths() -> None:
         thread.start()
 
 
+def _content_height(view: QTextBrowser, lines: int, empty: bool = False) -> int:
+    """The height that shows ``view``'s whole text (``empty``: just ``lines`` lines)."""
+    document = view.document()
+    document.setTextWidth(view.viewport().width())
+    least = lines * view.fontMetrics().lineSpacing()
+    height = least if empty else max(document.size().height(), least)
+    return int(height + 2 * view.frameWidth() + 4)
+
+
 class LessonPanel(QWidget):
     """Title, steps, the current step's text and where the class is (``lessonPanel``)."""
 
@@ -421,13 +430,12 @@ class LessonPanel(QWidget):
         total = sum(self.reading.sizes())
         if total <= 0:
             return
-        document = self.text.document()
-        document.setTextWidth(self.text.viewport().width())
-        lines = 2 * self.text.fontMetrics().lineSpacing()
-        frame = 2 * self.text.frameWidth() + 4
-        want = int(max(document.size().height(), lines) + frame)
-        want = min(want, int(total * TEXT_SHARE_MAX))
-        self.reading.setSizes([want, total - want])
+        text = _content_height(self.text, lines=2)
+        outputs = _content_height(self.outputs, lines=3)
+        if text + outputs > total:  # not room for both: the outputs first, the text its share
+            text = max(min(text, int(total * TEXT_SHARE_MAX)), total - outputs)
+        text = min(text, total - _content_height(self.outputs, lines=3, empty=True))
+        self.reading.setSizes([text, total - text])
 
     def _on_outputs_changed(self, width: int) -> None:
         self._fit_reading()
