@@ -44,7 +44,7 @@ lint: $(VENV)/.test-installed
 
 BENCHMARKS := trace_latency timing_fidelity curves_latency kmeans_vs_sklearn kmeans_sharded engine_roundtrip stop_faults \
               gui_latency plot_latency kmeans_render editor_highlight presentation_toggle \
-              values_latency graph_latency lesson_latency lesson_check_vs_nbclient lesson_agreement console_switch
+              values_latency graph_latency lesson_latency lesson_paging lesson_check_vs_nbclient lesson_agreement console_switch
 
 bench: $(VENV)/.bench-installed
 	for b in $(BENCHMARKS); do echo "== $$b"; QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/$$b.py || exit 1; done

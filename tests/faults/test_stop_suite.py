@@ -20,6 +20,7 @@ from jupyter_client.blocking import BlockingKernelClient
 from tests.kernel_util import Recorder, cpu_seconds, wait_until, wait_working
 from workbench.api import messages as p
 from workbench.api.state import State
+from workbench.client.stop import DEVICE_WAIT_S
 
 pytestmark = pytest.mark.serial  # times what a kernel does: alone, never beside a worker
 
@@ -182,17 +183,27 @@ def test_deaf_jitted_loop_is_restarted_and_reloaded_within_3_s(engine):
         console.stop_channels()
 
 
-def test_async_device_work_left_by_an_interrupted_loop_is_not_idle(engine):
-    """The Python loop stops at once, but ~30 queued products would keep the device busy
-    for seconds: Stop must not say idle until that work is gone (here: by a restart)."""
-    box = _start(engine, p.LoadSource(source=ASYNC_MATMUL_LOOP), busy_cpu=True)
+def test_async_device_work_left_by_an_interrupted_loop_is_waited_for_names_kept(engine):
+    """The Python loop stops at once, but ~30 queued products keep the device busy for
+    seconds: Stop does not say idle until that work is gone, and waits for it (saying so)
+    rather than restart: every name is kept, as Jupyter keeps them. Before, the kernel was
+    restarted and the lesson's names were lost."""
+    assert isinstance(engine.call(p.LoadSource(source="kept = 41\n", keep_names=True)),
+                      p.Result)
+    pid = engine.call(p.Ping()).value.pid
+    box = _start(engine, p.LoadSource(source=ASYNC_MATMUL_LOOP, keep_names=True),
+                 busy_cpu=True)
     seen = len(engine.notices)
-    took = _stop_and_check(engine, box, idle_within=3.0)
-    assert took < 3.0
-    assert _restarted_since(engine, seen)
-    # The Python loop heard it (its line); what kept the engine busy is said after it.
-    assert re.match(r"stopped at line [56] after \d+\.\d s \((work it had queued|the engine "
-                    r"was still busy)", engine.stopped.reason), engine.stopped
+    _stop_and_check(engine, box, idle_within=DEVICE_WAIT_S + 5)
+    assert not _restarted_since(engine, seen), [(n.kind, n.message) for n in engine.notices[seen:]]
+    assert engine.call(p.Ping()).value.pid == pid
+    assert any(n.kind == "warning" and "every name is kept" in n.message
+               for n in engine.notices[seen:])
+    # The Python loop heard it (its line).
+    assert re.match(r"stopped at line [56] after \d+\.\d s", engine.stopped.reason), \
+        engine.stopped
+    reply = engine.call(p.LoadSource(source="print(kept + 1)\n", keep_names=True, cell=True))
+    assert isinstance(reply, p.Result), reply
     # Nothing keeps computing after Stop.
     pid = engine.client.pid
     spent = cpu_seconds(pid)

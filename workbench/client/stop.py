@@ -42,6 +42,7 @@ _CAUSES = {
     DEVICES_BUSY: "work it had queued on the device was still running",
     NO_ANSWER: "the engine did not answer after the interrupt",
 }
+DEVICE_WAIT_S = 30.0  # the most a Stop waits for device work already queued, names kept
 IN_COMPILED = "inside a compiled computation, which cannot be interrupted"
 NOT_HEARD = "it did not respond to the interrupt"
 BUSY_AFTER = "the engine was still busy after the interrupt"  # with what was queued behind it
@@ -84,6 +85,7 @@ class Stopper:
         self.where_msg: str | None = None  # our WHERE_REQUEST, its reply not yet seen
         self.where: tuple[str, int, bool] | None = None  # (file, line, in_jax) at the Stop
         self.heard: tuple[p.Cancelled, Pending] | None = None  # the engine's own answer
+        self.waiting_devices = False  # the kernel answered; its devices finish queued work
 
     def reset(self) -> None:
         """A new connection: no probe is out."""
@@ -103,6 +105,7 @@ class Stopper:
         self._hold()
         core.interrupt_deadline = time.monotonic() + self.stop_grace
         self.reset()
+        self.waiting_devices = False
         core.set_state(State.INTERRUPTING)
         if not busy:
             return  # nothing runs in Python; the probe still checks the devices
@@ -160,6 +163,8 @@ class Stopper:
             return
         others = (core.router.outstanding | core.router.busy_parents) - {self.probe_msg}
         if now > core.interrupt_deadline:
+            if self.heard is not None and self._wait_for_devices(now):
+                return  # the code heard the interrupt: what still runs is its device work
             core.interrupt_deadline = None
             self._stop_failed(STILL_BUSY)
         elif not others and self.probe_id is None:
@@ -180,15 +185,35 @@ class Stopper:
             return  # a probe of an earlier Stop
         core.router.forget(self.probe_msg or "")
         self.reset()
-        core.interrupt_deadline = None
+        deadline, core.interrupt_deadline = core.interrupt_deadline, None
         devices = p.result_value(reply, DevicesQuiet)
+        now = time.monotonic()
         if devices is not None and devices.quiet:
             if self.process is not None:
                 self.process.discard_standby()
             self._answer_held("")
             core.refresh_state()
+        elif devices is not None and (self._wait_for_devices(now) or now < deadline - 0.3):
+            # Waiting for the devices: ask again until the wait's deadline.
+            core.interrupt_deadline = core.interrupt_deadline or deadline
+            self._send_probe(now)
         else:
             self._stop_failed(DEVICES_BUSY if devices is not None else NO_ANSWER)
+
+    def _wait_for_devices(self, now: float) -> bool:
+        """Python heard the interrupt (or answered the probe): what is left is device work
+        already queued (an interrupted loop's last dispatches). It ends on its own: wait for
+        it, once and at most ``DEVICE_WAIT_S``, keeping every name as Jupyter does, rather
+        than restart and lose them. False when already waited."""
+        if self.waiting_devices:
+            return False
+        self.waiting_devices = True
+        self.core.interrupt_deadline = now + DEVICE_WAIT_S
+        self.core.emit(self.core.on_notice, Notice(
+            NoticeKind.WARNING, "stopping: the engine's devices finish the computation "
+            f"already queued (up to {DEVICE_WAIT_S:.0f} s); every name is kept. Restart "
+            "engine drops it now, and the names with it"))
+        return True
 
     def _stop_failed(self, why: str) -> None:
         core = self.core
