@@ -423,8 +423,9 @@ class LessonPanel(QWidget):
         """The text as tall as its Markdown (two lines at least), the outputs the rest: the
         outputs are what the class came to see, an empty text pane is no stage (a step
         without Markdown hides it while it has outputs)."""
-        self.text.setVisible(bool(self._markdown.strip())
-                             or not self.outputs.isVisibleTo(self))
+        shown = bool(self._markdown.strip()) or not self.outputs.isVisibleTo(self)
+        if shown != self.text.isVisibleTo(self):
+            self.text.setVisible(shown)
         if not (self.text.isVisibleTo(self) and self.outputs.isVisibleTo(self)):
             return
         total = sum(self.reading.sizes())
@@ -435,7 +436,8 @@ class LessonPanel(QWidget):
         if text + outputs > total:  # not room for both: the outputs first, the text its share
             text = max(min(text, int(total * TEXT_SHARE_MAX)), total - outputs)
         text = min(text, total - _content_height(self.outputs, lines=3, empty=True))
-        self.reading.setSizes([text, total - text])
+        if abs(self.reading.sizes()[0] - text) > 2:  # a new layout only when it changes
+            self.reading.setSizes([text, total - text])
 
     def _on_outputs_changed(self, width: int) -> None:
         self._fit_reading()
