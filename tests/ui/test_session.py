@@ -81,12 +81,17 @@ def test_panels_follow_an_edit_once_typing_pauses(qtbot, make_window):
     plot_dock.show()
     plot_dock.raise_()
     qtbot.waitUntil(lambda: window.plot_panel.last_curves("selu") is not None, timeout=30000)
+    # The first curves move the view's range, and the plot asks for them again over the new
+    # range once it settles: that request belongs to before the edit.
+    qtbot.waitUntil(lambda: not window.plot_panel.plot.range_settling()
+                    and not window.plot_panel.curves_busy()
+                    and window.engine.state == "idle", timeout=30000)
     sent: list[tuple[float, str]] = []
     window.engine.sig_request_sent.connect(
         lambda r: sent.append((time.monotonic(), type(r).__name__)))
     with qtbot.waitSignal(window.plot_panel.sig_curves_shown, timeout=30000,
                           check_params_cb=lambda c: c.function == "selu"):
         window.editor.setPlainText(SELU.replace("jnp.exp(x)", "jnp.expm1(x)"))
-    assert sent[0][1] == "LoadSource"
+    assert sent[0][1] == "LoadSource", sent
     first_sample = next(t for t, name in sent if name == "SampleCurves")
     assert first_sample - window.session.last_edit >= SETTLE_S

@@ -72,7 +72,10 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int | No
     target = write_destination(path, follow)
     folder = target.parent
     final = mode if mode is not None else _kept_mode(target)
-    fd, tmp = _create_temp(target, NEW_FILE_MODE if final is None else final)
+    try:
+        fd, tmp = _create_temp(target, NEW_FILE_MODE if final is None else final)
+    except OSError as exc:  # named after the file asked for, never the temp file
+        raise OSError(exc.errno, exc.strerror, str(target)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             if final is not None and hasattr(os, "fchmod"):

@@ -62,3 +62,16 @@ def binding_step(lesson: Lesson, numbers: Sequence[int], name: str) -> tuple[int
         if how is not None:
             return number, how
     return None
+
+
+def missing_name_note(lesson: Lesson, number: int, ran: Collection[int], message: str) -> str:
+    """For a ``NameError`` (its ``message``) of step ``number``, when a code step above that
+    has not run binds the name: which step, and how (else "")."""
+    name = undefined_name(message)
+    found = binding_step(lesson, unrun_above(lesson, number, ran), name) if name else None
+    if found is None:
+        return ""
+    step, how = found
+    return (f"{name!r} is not defined: step {step}, which {how} it, has not run in this "
+            "engine (Run steps above runs it)")
+

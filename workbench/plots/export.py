@@ -80,7 +80,10 @@ def export_png(widget: QtWidgets.QWidget, path: str | Path, width: int | None = 
     if width is not None:
         exporter.parameters()["width"] = int(width)
     image = exporter.export(toBytes=True)
-    atomic_write_bytes(path, _qimage_png(image))
+    try:
+        atomic_write_bytes(path, _qimage_png(image))
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write a PNG to {path}: {exc.strerror}") from None
     return path
 
 

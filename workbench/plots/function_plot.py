@@ -715,6 +715,10 @@ class FunctionPlot(pg.GraphicsLayoutWidget):
             self._refresh_cursor()
         self._range_timer.start()
 
+    def range_settling(self) -> bool:
+        """The x range moved and ``sig_range_changed`` is still to come (debounced)."""
+        return self._range_timer.isActive()
+
     def _emit_range(self) -> None:
         lo, hi = self.vb.viewRange()[0]
         series = self._series.get(self._active or "")

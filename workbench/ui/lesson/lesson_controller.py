@@ -48,13 +48,7 @@ from workbench.lessons import (
     write_lesson,
 )
 from workbench.lessons.plan import curve_requests, judge, kmeans_request, time_request
-from workbench.lessons.progress import (
-    binding_step,
-    not_run_note,
-    steps_text,
-    undefined_name,
-    unrun_above,
-)
+from workbench.lessons.progress import missing_name_note, not_run_note, steps_text, unrun_above
 from workbench.ui.control.trace_controller import TraceController
 from workbench.ui.editor.call_controls import CallControls
 from workbench.ui.editor.editor import CodeEditor
@@ -586,17 +580,9 @@ class LessonController(QObject):
 
     def _missing_name(self, reply: p.Reply, number: int) -> str:
         """For a name the step needs that a step above binds but has not run here: which."""
-        lesson = self.lesson
-        if lesson is None or not isinstance(reply, p.UserCodeFailure):
+        if self.lesson is None or not isinstance(reply, p.UserCodeFailure):
             return ""
-        name = undefined_name(reply.explanation.message)
-        found = binding_step(lesson, unrun_above(lesson, number, self._ran), name) \
-            if name else None
-        if found is None:
-            return ""
-        step, how = found
-        return (f"{name!r} is not defined: step {step}, which {how} it, has not run in this "
-                "engine (Run steps above runs it)")
+        return missing_name_note(self.lesson, number, self._ran, reply.explanation.message)
 
     # ------------------------------------------------------------------ steps above
 

@@ -329,6 +329,10 @@ class FunctionPlotPanel(Panel):
         """True while a curves request is in flight."""
         return self._requests.busy()
 
+    def curves_busy(self) -> bool:
+        """Curves are on their way from the engine, or wait to be asked for."""
+        return self._requests.busy()
+
     def resample(self) -> None:
         for name in self._plotted:
             self._sample(name)
