@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from jupyter_core.paths import SYSTEM_JUPYTER_PATH, jupyter_data_dir
 
 from workbench.api.process_env import engine_env
+from workbench.api.writer import atomic_write_text
 from workbench.engine.errors import UsageError, WorkbenchError
 
 if TYPE_CHECKING:  # jupyter_client costs the window's start 0.16 s: loaded when used
@@ -167,8 +168,8 @@ def install(name: str = DEFAULT_NAME, *, display_name: str = DEFAULT_DISPLAY_NAM
         # every other user's server.
         os.chmod(source, 0o755)
         spec_file = Path(source) / "kernel.json"
-        spec_file.write_text(json.dumps(kernel_spec(display_name, env), indent=1) + "\n")
-        os.chmod(spec_file, 0o644)
+        atomic_write_text(spec_file, json.dumps(kernel_spec(display_name, env), indent=1) + "\n",
+                          mode=0o644)
         # Its own "not where Jupyter looks" warning is left out: run_install says it plainer.
         manager = _spec_manager(log=QUIET_LOG)
         try:

@@ -37,6 +37,7 @@ from jupyter_client.connect import write_connection_file
 from jupyter_client.launcher import launch_kernel
 
 from workbench.api.process_env import engine_env
+from workbench.api.writer import atomic_write_text
 from workbench.client.kernel_log import KernelLog
 from workbench.client.routing import Stats
 
@@ -57,7 +58,7 @@ def private_connection_file() -> tuple[Path, Path]:
 def _new_private_dir() -> Path:
     runtime_dir = Path(tempfile.mkdtemp(prefix=RUNTIME_PREFIX))  # mode 0700
     os.chmod(runtime_dir, 0o700)
-    (runtime_dir / OWNER_FILE).write_text(_owner_text())
+    atomic_write_text(runtime_dir / OWNER_FILE, _owner_text(), mode=0o600)
     return runtime_dir
 
 
@@ -76,7 +77,7 @@ def private_dir_again(runtime_dir: Path) -> Path:
     os.chmod(runtime_dir, 0o700)
     owner = runtime_dir / OWNER_FILE
     if not owner.exists():
-        owner.write_text(_owner_text())
+        atomic_write_text(owner, _owner_text(), mode=0o600)
     return runtime_dir
 
 
