@@ -298,3 +298,30 @@ def test_a_figure_is_the_stage_at_1280x800_presenting(qtbot, make_window, tmp_pa
     assert view.label.pixmap().width() > width
     qtbot.mouseClick(view, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.lesson_panel.figure_view is None)
+
+
+TWO = """\
+# %%
+def twice(x):
+    return x * 2
+
+# %%
+total = 1 + 2
+"""
+
+
+def test_a_step_that_defines_no_function_says_so(qtbot, make_window, tmp_path):
+    path = tmp_path / "two.py"
+    path.write_text(TWO)
+    window = _blank(make_window, tmp_path)
+    window.trust_lesson(path)
+    assert window.open_lesson(path)
+    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        window.lessons.go_to(1)
+    assert window.controls.function() == "twice"
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        window.lessons.go_to(2)
+    qtbot.waitUntil(lambda: window.jaxpr.text.toPlainText().startswith(
+        "this step defines no function"))
+    assert window.controls.function() == "" and window.jaxpr.trace() is None

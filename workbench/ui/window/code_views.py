@@ -24,6 +24,10 @@ from workbench.ui.window.failure_view import FailureView
 if TYPE_CHECKING:  # built after the first paint: pyqtgraph loads then
     from workbench.ui.panels.graph_panel import GraphPanel
 
+NO_FUNCTION = "no function defined yet"
+NO_STEP_FUNCTION = ("this step defines no function: nothing to trace (what it showed is under "
+                    "its text)")
+
 
 class CodeViews(QObject):
     """Shows the session's traces and the tracer's failures in the tree and under the editor."""
@@ -36,6 +40,7 @@ class CodeViews(QObject):
                  parent: QObject | None = None):
         super().__init__(parent)
         self.session = session
+        self.tracer = tracer
         self.editor = editor
         self.jaxpr = jaxpr
         self.failures = failures
@@ -74,7 +79,8 @@ class CodeViews(QObject):
 
     def _on_no_functions(self) -> None:
         self.failures.clear()
-        self.jaxpr.clear("no function defined yet")
+        # A lesson step that defines none says so: no earlier step's function stays shown.
+        self.jaxpr.clear(NO_STEP_FUNCTION if self.tracer.keep_names else NO_FUNCTION)
 
     def _on_not_traced(self, text: str) -> None:
         """Said plainly, no error: the code ran; only the guessed call did not fit."""
