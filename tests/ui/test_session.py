@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from workbench.api import messages as p
 from workbench.ui.control.session import Call
 from workbench.ui.panels.panel import SETTLE_S
@@ -72,6 +74,7 @@ def test_the_session_keeps_the_call_and_marks_a_failed_trace_stale(qtbot, make_w
     assert not session.trace_is_current and session.trace.function == "selu"
 
 
+@pytest.mark.serial  # it times two timers against each other (live delay, SETTLE_S)
 def test_panels_follow_an_edit_once_typing_pauses(qtbot, make_window):
     """The next edit's trace must not queue behind the last edit's curves in the engine:
     the plot re-samples only SETTLE_S after the last edit, then it does."""
