@@ -31,13 +31,19 @@ def _blank(make_window, tmp_path):
     return make_window(blank)
 
 
-def test_a_fixed_step_no_longer_reads_failed_once_it_runs(qtbot, make_window, tmp_path):
-    path = tmp_path / "broken.py"
-    path.write_text(BROKEN)
+def _open_trusted(qtbot, make_window, tmp_path, name: str, text: str):
+    """A window with the lesson ``text`` (saved as ``name``) open, trusted, the engine ready."""
+    path = tmp_path / name
+    path.write_text(text)
     window = _blank(make_window, tmp_path)
     window.trust_lesson(path)
     assert window.open_lesson(path)
     qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    return window
+
+
+def test_a_fixed_step_no_longer_reads_failed_once_it_runs(qtbot, make_window, tmp_path):
+    window = _open_trusted(qtbot, make_window, tmp_path, "broken.py", BROKEN)
     with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
         window.lessons.go_to(1)
     qtbot.waitUntil(lambda: "this step's code failed" in window.lessons.message())
@@ -142,12 +148,7 @@ def test_three_fast_nexts_past_two_slow_steps_show_the_landing_step_at_once(
         qtbot, make_window, tmp_path):
     """Each step passed used to run on the way; now the one on its way finishes and the
     landing step runs next: step 2 never runs, and the step says so."""
-    path = tmp_path / "paging.py"
-    path.write_text(PAGING)
-    window = _blank(make_window, tmp_path)
-    window.trust_lesson(path)
-    assert window.open_lesson(path)
-    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    window = _open_trusted(qtbot, make_window, tmp_path, "paging.py", PAGING)
     sources: list[str] = []
     window.engine.sig_request_sent.connect(
         lambda r: sources.append(r.source) if isinstance(r, p.LoadSource) else None)
@@ -190,12 +191,7 @@ print(round(area, 2))
 
 def test_a_name_from_a_step_not_run_says_which_step_and_run_steps_above_fixes_it(
         qtbot, make_window, tmp_path):
-    path = tmp_path / "jump.py"
-    path.write_text(JUMP)
-    window = _blank(make_window, tmp_path)
-    window.trust_lesson(path)
-    assert window.open_lesson(path)
-    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    window = _open_trusted(qtbot, make_window, tmp_path, "jump.py", JUMP)
     with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
         window.lessons.go_to(3)  # picked in the list: steps 1 and 2 are jumped over
     qtbot.waitUntil(lambda: "has not run in this engine" in window.lessons.message())
@@ -211,12 +207,7 @@ def test_a_name_from_a_step_not_run_says_which_step_and_run_steps_above_fixes_it
 
 
 def test_run_all_above_runs_every_step_above_then_this_one(qtbot, make_window, tmp_path):
-    path = tmp_path / "jump.py"
-    path.write_text(JUMP)
-    window = _blank(make_window, tmp_path)
-    window.trust_lesson(path)
-    assert window.open_lesson(path)
-    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    window = _open_trusted(qtbot, make_window, tmp_path, "jump.py", JUMP)
     window.lessons.go_to(3)
     sources: list[str] = []
     window.engine.sig_request_sent.connect(
@@ -231,12 +222,7 @@ def test_run_all_above_runs_every_step_above_then_this_one(qtbot, make_window, t
 
 def test_after_a_restart_the_step_offers_to_run_the_steps_above_again(qtbot, make_window,
                                                                       tmp_path):
-    path = tmp_path / "jump.py"
-    path.write_text(JUMP)
-    window = _blank(make_window, tmp_path)
-    window.trust_lesson(path)
-    assert window.open_lesson(path)
-    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    window = _open_trusted(qtbot, make_window, tmp_path, "jump.py", JUMP)
     for number in (1, 2, 3):
         with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
             window.lessons.go_to(number)
@@ -311,12 +297,7 @@ total = 1 + 2
 
 
 def test_a_step_that_defines_no_function_says_so(qtbot, make_window, tmp_path):
-    path = tmp_path / "two.py"
-    path.write_text(TWO)
-    window = _blank(make_window, tmp_path)
-    window.trust_lesson(path)
-    assert window.open_lesson(path)
-    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    window = _open_trusted(qtbot, make_window, tmp_path, "two.py", TWO)
     with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
         window.lessons.go_to(1)
     assert window.controls.function() == "twice"
