@@ -306,3 +306,19 @@ def test_a_step_that_defines_no_function_says_so(qtbot, make_window, tmp_path):
     qtbot.waitUntil(lambda: window.jaxpr.text.toPlainText().startswith(
         "this step defines no function"))
     assert window.controls.function() == "" and window.jaxpr.trace() is None
+
+
+def test_an_edit_run_while_steps_above_run_ends_them_and_nothing_waits_for_ever(
+        qtbot, make_window, tmp_path):
+    """The editor's load takes the place of the chain's (one load at a time): the chain's
+    answer never comes, so the chain must end there, or every later step would wait."""
+    window = _open_trusted(qtbot, make_window, tmp_path, "jump.py", JUMP)
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        window.lessons.go_to(3)
+    window.lessons.run_steps_above()
+    assert window.lessons.busy
+    window.action_run.trigger()  # the teacher presses Run meanwhile
+    qtbot.waitUntil(lambda: not window.lessons.busy, timeout=ENGINE_MS)
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        window.lessons.go_to(2)  # runs at once: nothing is left waiting
+    assert "radius" not in window.lessons.message()

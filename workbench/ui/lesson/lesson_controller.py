@@ -300,6 +300,8 @@ class LessonController(QObject):
         self.codes.pop(number, None)
         step = lesson.step(number)
         self._show_and_run(step, step.code)
+        if self._pending == number:
+            self._waiting = number  # its edited code is still running: the lesson's runs next
         self._refresh()
         self.sig_edits_changed.emit()
 
@@ -507,6 +509,11 @@ class LessonController(QObject):
         self.tracer.run()
 
     def _on_loaded(self, reply: p.Reply) -> None:
+        if self.chain.running:
+            # The editor's code ran (Run, an edit) while steps above ran: its load took the
+            # place of the chain's, whose answer is dropped. The chain ends here, said.
+            self.chain.cancel()
+            self._notes[-1] = "Run steps above stopped: the editor's code ran meanwhile"
         number, self._pending = self._pending, None
         self._loaded(reply, number)
         self._start_waiting()
@@ -603,13 +610,17 @@ class LessonController(QObject):
         lesson = self.lesson
         if lesson is None or self.chain.running or not self._may_run():
             return
+        if self._pending is not None:  # a newer load would drop its answer: wait for it
+            self._say_failed(f"step {self._pending} is still running: Run steps above once "
+                             "it has finished")
+            return
         self._waiting = self.current if lesson.step(self.current).has_code else None
         self.panel.outputs.show_running(f"running {steps_text(numbers)} first"
                                         if numbers else "")
-        self._ran.update(numbers)
         self.chain.start(lesson, numbers)
 
     def _on_chain_step(self, number: int, reply: p.Reply) -> None:
+        self._ran.add(number)
         self._notes.pop(number, None)
         self._show_outputs(reply, number)
         if p.result_value(reply, p.Functions) is None:
