@@ -142,7 +142,8 @@ def make_kernel_window(qtbot, tmp_path):
 
 @pytest.fixture
 def asking_window(qtbot, tmp_path):
-    """Windows that ask (ask=True), on one settings file (for lessons: trust, unsaved edits)."""
+    """Windows that ask (ask=True), on one settings file, each on its own in-process engine,
+opened on ``path`` (a blank file by default): trust, unsaved edits, save conflicts."""
     from workbench.ui.storage.settings import Settings
     from workbench.ui.window.main_window import MainWindow
 
@@ -150,8 +151,8 @@ def asking_window(qtbot, tmp_path):
     blank = tmp_path / "blank.py"
     blank.write_text("")
 
-    def make():
-        window = MainWindow(blank, settings=Settings(tmp_path / "settings.ini"),
+    def make(path=None):
+        window = MainWindow(path or blank, settings=Settings(tmp_path / "settings.ini"),
                             autosave_dir=tmp_path / "autosave", ask=True, console=False,
                             engine=in_process_bridge())
         window.engine.setParent(window)  # deleted with it, as the window's own bridge is

@@ -4,12 +4,10 @@ refuses and keeps its text."""
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Callable
 
-import pytest
-from PySide6.QtCore import QCoreApplication, QEvent, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -19,36 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tests.ui.conftest import in_process_bridge
-from workbench.ui.storage.settings import Settings
-from workbench.ui.window.main_window import MainWindow
-
 ORIGINAL = "x = 1\n"
 QUESTION = "shared.py changed on disk since you opened it."
 Answer = Callable[[QWidget], bool]
-
-
-@pytest.fixture
-def asking_window(qtbot, tmp_path):
-    """Windows that ask (ask=True), each on its own in-process engine."""
-    windows: list[MainWindow] = []
-
-    def make(path):
-        window = MainWindow(path, settings=Settings(tmp_path / "settings.ini"),
-                            autosave_dir=tmp_path / "autosave", ask=True, console=False,
-                            engine=in_process_bridge())
-        window.engine.setParent(window)
-        window.show()  # not qtbot.addWidget: its teardown would close it before ours, asking
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        window.document.ask = False
-        window.close()
-        window.deleteLater()
-    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    gc.collect()
 
 
 def click(name: str | QMessageBox.StandardButton, asked: list[str]) -> Answer:
