@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,7 +111,7 @@ def dead_connection_file(folder: Path) -> Path:
                 signature_scheme="hmac-sha256", kernel_name="")
     path = folder / "dead.json"
     path.write_text(json.dumps(info))
-    return path
+    return aged(path)
 
 
 def wrong_key_file(kernel: TcpKernel, folder: Path) -> Path:
@@ -119,6 +120,14 @@ def wrong_key_file(kernel: TcpKernel, folder: Path) -> Path:
     info["key"] = "f" * 32
     path = folder / "wrong-key.json"
     path.write_text(json.dumps(info))
+    return aged(path)
+
+
+def aged(path: Path, seconds: float = 3600) -> Path:
+    """The file as a kernel started long ago left it: a fresh one may name a kernel still
+    starting, which the client waits for (``client.supervision.STARTUP_TIMEOUT_S``)."""
+    then = time.time() - seconds
+    os.utime(path, (then, then))
     return path
 
 

@@ -98,3 +98,19 @@ def send_raw(client: EngineClient, data: dict, buffers: list | tuple = (), rid: 
     if not done.wait(timeout):
         raise AssertionError(f"no reply to the raw message {rid!r} within {timeout} s")
     return box[0]
+
+
+def plain_console(connection_file: object, timeout: float = 60):
+    """A plain Jupyter client on the kernel's file, ready (its kernel_info answered).
+
+    Without its heartbeat channel: jupyter_client's heartbeat calls a kernel dead after one
+    second without a beat, which a loaded machine gives, and ``wait_for_ready`` then raises
+    "Kernel died before replying to kernel_info" about a kernel that is alive.
+    """
+    from jupyter_client import BlockingKernelClient
+
+    client = BlockingKernelClient(connection_file=str(connection_file))
+    client.load_connection_file()
+    client.start_channels(hb=False)
+    client.wait_for_ready(timeout)
+    return client

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
 
-from tests.attach_util import dead_connection_file, wrong_key_file
+from tests.attach_util import dead_connection_file, start_tcp_kernel, wrong_key_file
 from tests.cli.cli_util import run_cli, run_cli_process
 
 SOURCE = """\
@@ -175,6 +177,37 @@ def test_a_dead_kernel_is_one_line_within_seconds(tmp_path):
     assert proc.stderr.strip().splitlines() == [
         f"workbench devices: error: nothing answers at 127.0.0.1 (the ports in "
         f"{tmp_path / 'dead.json'}): is the kernel running?"]
+
+
+def test_a_kernel_still_starting_is_waited_for_saying_so(tmp_path):
+    """A kernel its manager has just started (its file written, its ports not yet bound): the
+    command waits, with a progress line, and runs there once it answers."""
+    folder = tmp_path / "starting"
+    folder.mkdir()
+    conn = dead_connection_file(folder).rename(folder / "conn.json")
+    os.utime(conn)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench.cli", "devices", "--format", "json", "--existing",
+         str(conn)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    errors: queue.SimpleQueue[str] = queue.SimpleQueue()
+    threading.Thread(target=lambda: [errors.put(line) for line in proc.stderr],
+                     daemon=True).start()
+    kernel = None
+    try:
+        first = errors.get(timeout=60)
+        assert first.startswith(f"workbench devices: waiting for the kernel in {conn} to "
+                                "start (nothing answers yet; giving up in "), first
+        kernel = start_tcp_kernel(folder)  # on the file's ports, as its manager starts it
+        code = proc.wait(120)
+        said = []
+        while not errors.empty():
+            said.append(errors.get())
+        assert code == 0, said
+        assert json.loads(proc.stdout.read())["devices"]  # it ran there
+    finally:
+        proc.kill()
+        if kernel is not None:
+            kernel.kill()
 
 
 def test_a_wrong_key_is_one_line_not_a_hang(tcp_kernel, tmp_path):

@@ -23,6 +23,7 @@ from tests.kernel_util import wait_until, wait_working
 from workbench.api import messages as p
 from workbench.api.jaxpr import TraceResult
 from workbench.api.state import Notice, State
+from workbench.client import supervision
 from workbench.client.attach import host_label
 from workbench.client.engine_client import EngineClient
 from workbench.engine.service import Service
@@ -182,6 +183,39 @@ def test_a_connection_file_of_a_dead_kernel_fails_within_seconds(tmp_path):
     message = _fails_fast(dead_connection_file(tmp_path), 5)
     assert message.startswith("nothing answers at 127.0.0.1") and "is the kernel running?" \
         in message
+
+
+def test_a_kernel_still_starting_is_waited_for_with_progress(tmp_path):
+    """Its manager wrote the file, the kernel is not up yet (a busy machine takes seconds to
+    import): waited for, saying so, where it once gave up after 1.5 s with "nothing answers
+    ... is the kernel running?" (seen in the suite under load)."""
+    folder = tmp_path / "starting"
+    folder.mkdir()
+    conn = dead_connection_file(folder).rename(folder / "conn.json")
+    os.utime(conn)  # written now: its kernel may still be starting
+    with Attached(conn) as a:
+        wait_until(lambda: "waiting" in a.kinds(), 30, "the wait to be said")
+        waiting = next(n for n in a.notices if n.kind == "waiting")
+        assert waiting.message.startswith(f"waiting for the kernel in {conn} to start "
+                                          "(nothing answers yet; giving up in ")
+        assert a.client.state == State.STARTING
+        kernel = start_tcp_kernel(folder)  # on the file's ports, as its manager starts it
+        try:
+            pong = a.client.call(p.Ping(), 90)
+            assert isinstance(pong, p.Result) and pong.value.pid == kernel.proc.pid, pong
+            assert "dead" not in a.kinds()
+        finally:
+            kernel.kill()
+
+
+def test_a_fresh_file_whose_kernel_never_starts_gives_up_after_the_startup_wait(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(supervision, "STARTUP_TIMEOUT_S", 3.0)
+    conn = dead_connection_file(tmp_path)
+    os.utime(conn)
+    message = _fails_fast(conn, 15)
+    assert message == (f"nothing answers at 127.0.0.1 (the ports in {conn}) after waiting 3 s "
+                       "for it to start: is the kernel running?")
 
 
 @SERIAL

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel_util import Recorder, wait_until
+from tests.kernel_util import Recorder, plain_console, wait_until
 from workbench.api import messages as p
 from workbench.api.state import State
 from workbench.client.routing import Pending as _Pending
@@ -216,14 +216,9 @@ def test_memory_limit_is_on_for_a_cpu_kernel(engine):
 
 
 def test_console_and_editor_share_the_namespace(engine):
-    from jupyter_client import BlockingKernelClient
-
     assert isinstance(engine.call(p.LoadSource(source=SELU + "shared_value = 41\n")), p.Result)
-    console = BlockingKernelClient(connection_file=str(engine.client.connection_file))
-    console.load_connection_file()
-    console.start_channels()
+    console = plain_console(engine.client.connection_file)
     try:
-        console.wait_for_ready(30)
         outputs: list[str] = []
 
         def on_msg(msg):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.kernel_util import plain_console
 from workbench.api import messages as p
 
 MB = 2**20
@@ -24,12 +25,7 @@ def _rss(pid: int) -> int:
 
 @pytest.fixture
 def console(engine):
-    from jupyter_client import BlockingKernelClient
-
-    client = BlockingKernelClient(connection_file=str(engine.client.connection_file))
-    client.load_connection_file()
-    client.start_channels()
-    client.wait_for_ready(30)
+    client = plain_console(engine.client.connection_file)
     yield client
     client.stop_channels()
 

@@ -15,9 +15,8 @@ import re
 import time
 
 import pytest
-from jupyter_client.blocking import BlockingKernelClient
 
-from tests.kernel_util import Recorder, cpu_seconds, wait_until, wait_working
+from tests.kernel_util import Recorder, cpu_seconds, plain_console, wait_until, wait_working
 from workbench.api import messages as p
 from workbench.api.state import State
 from workbench.client.stop import DEVICE_WAIT_S
@@ -173,9 +172,7 @@ def test_deaf_jitted_loop_is_restarted_and_reloaded_within_3_s(engine):
     # The kernel Stop started beside the deaf one was adopted: a new connection file, which
     # a console (a plain Jupyter client) reaches; the old kernel's sockets are gone.
     assert engine.client.connection_file != before
-    console = BlockingKernelClient(connection_file=str(engine.client.connection_file))
-    console.load_connection_file()
-    console.start_channels()
+    console = plain_console(engine.client.connection_file)
     try:
         reply = console.execute_interactive("f(21)", timeout=30)
         assert reply["content"]["status"] == "ok"

@@ -31,6 +31,7 @@ class NoticeKind(enum.StrEnum):
     RESPONDING = "responding"
     DEAD = "dead"
     WARNING = "warning"
+    WAITING = "waiting"
 
 
 NOTICE_KINDS = tuple(NoticeKind)
@@ -40,8 +41,9 @@ NOTICE_KINDS = tuple(NoticeKind)
 @dataclass(frozen=True)
 class Notice:
     """Something the user should read: ``kind`` is crashed, restarted, stopped, stop-failed,
-    reload-failed, unresponsive, responding, dead or warning (how an attached kernel is
-    reached is unsafe: shown, nothing more); ``fault`` holds the engine's last words
+    reload-failed, unresponsive, responding, dead, warning (how an attached kernel is
+    reached is unsafe: shown, nothing more) or waiting (for an attached kernel that may still
+    be starting: progress); ``fault`` holds the engine's last words
     (faulthandler output). ``offer_restart``: Stop could not stop an attached kernel, and
     ``restart()`` would (the user must choose it: its names are lost)."""
 

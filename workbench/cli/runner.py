@@ -17,6 +17,7 @@ from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from workbench.api import messages as p
+from workbench.api.state import Notice, NoticeKind
 from workbench.cli.common import UserOutput
 from workbench.engine.errors import UsageError, UserCodeError, WorkbenchError
 
@@ -155,8 +156,15 @@ class AttachedEngine(Engine):
         self.prog = prog
         self._warned = 0  # how many of the client's warnings are printed
         self._background: queue.SimpleQueue[p.Output] = queue.SimpleQueue()
+        self._progress: queue.SimpleQueue[str] = queue.SimpleQueue()
         self.client: EngineClient = EngineClient(connection_file, ssh=ssh,
-                                                 on_output=self._background.put, **server)
+                                                 on_output=self._background.put,
+                                                 on_notice=self._on_notice, **server)
+
+    def _on_notice(self, notice: Notice) -> None:
+        """The wait for a kernel still starting, as it goes (the client's thread)."""
+        if notice.kind == NoticeKind.WAITING:
+            self._progress.put(notice.message)
 
     def _warn(self) -> None:
         """Print the warnings the client has said since the last call."""
@@ -164,6 +172,8 @@ class AttachedEngine(Engine):
         for text in said[self._warned:]:
             print(f"{self.prog}: warning: {text}", file=sys.stderr)
         self._warned = len(said)
+        while not self._progress.empty():
+            print(f"{self.prog}: {self._progress.get()}", file=sys.stderr)
 
     def _reply(self, request: p.Request, on_event: Callable[[p.Event], None],
                output: UserOutput | None) -> p.Reply:

@@ -415,7 +415,10 @@ class EngineClient:
             # Our own message, echoed: a port in the file is the heartbeat's. (A server
             # echoes nothing, and signs its own status messages with our session id.)
             return False
-        core.heard = True
+        if not core.heard:
+            core.heard = True
+            # Contact: a kernel that has just started may answer before its heartbeat does.
+            core.transport.hb_last = time.monotonic()
         if msg["header"]["msg_type"] == "connect_reply" and not self.owned:
             self._supervisor.on_connect_reply(msg["content"])
             return False

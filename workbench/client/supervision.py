@@ -34,6 +34,11 @@ RESTART_TIMEOUT_S = 60.0  # an attached kernel asked to restart must answer agai
 SERVER_RESTART_TIMEOUT_S = 150.0  # a server's restart call (up to 120 s) and then the above
 SHUTDOWN_REPLY_WAIT_S = 2.0  # then reconnect even without the old process's shutdown_reply
 INFO_RESEND_S = 0.5  # an attached kernel's kernel_info_request, again until one answers
+# A connection file younger than this may belong to a kernel still starting (its manager
+# writes the file, then starts it; a busy machine takes seconds to import): it is waited for
+# until the file is this old, as nbclient waits ``startup_timeout`` for a kernel it started.
+STARTUP_TIMEOUT_S = 60.0
+STARTUP_PROGRESS_S = 5.0  # how often the wait for a starting kernel says how long so far
 
 # A frame of faulthandler's text (``File "x", line 3 in f``) or of a Python traceback in the
 # log (``File "x", line 3, in f``, its code lines indented below it); a C frame (``Binary
@@ -84,6 +89,15 @@ def user_frames_only(fault: str, user_files: Collection[str]) -> str:
     return "\n".join(out).strip()
 
 
+def connection_file_age(path: Path) -> float | None:
+    """Seconds since the file was written; None when it cannot be read (its error comes
+    from reading it)."""
+    try:
+        return max(0.0, time.time() - path.stat().st_mtime)
+    except OSError:
+        return None
+
+
 class Supervisor:
     """Watches one client's kernel; ``launch()`` starts (or reconnects to) it again."""
 
@@ -113,6 +127,8 @@ class Supervisor:
         self.warnings: list[str] = []  # about how it is reached: said once it answers
         self.said: list[str] = []  # those said (a notice each)
         self.restart_generation = 0  # a server restart's answer belongs to the latest only
+        self.startup_until = 0.0  # an attached kernel that may be starting: waited for until
+        self.waiting_said_at: float | None = None
 
     @property
     def incarnation(self) -> int:
@@ -123,6 +139,11 @@ class Supervisor:
     def launched(self) -> None:
         self.answered_since_launch = False
         self.ports_ok = False
+        self.startup_until, self.waiting_said_at = 0.0, None
+        if self.given_connection_file is not None and self.server is None:
+            age = connection_file_age(self.given_connection_file)
+            if age is not None and age < STARTUP_TIMEOUT_S:
+                self.startup_until = time.monotonic() + STARTUP_TIMEOUT_S - age
 
     def became_ready(self) -> None:
         self.ready_since = time.monotonic()
@@ -175,13 +196,17 @@ class Supervisor:
                     # reconnect then finds the server, or says why not.
                     transport.hb_last, transport.hb_sent = now, None
                     self.server.transport.abort()
+                elif not core.heard and now < self.startup_until:
+                    self._say_waiting(now)  # its heartbeat may stall while it starts
                 elif transport.hb_ever or core.heard:
                     core.die(f"lost contact with the kernel on {core.host} (no heartbeat for "
                              f"{self.heartbeat_timeout:g} s): it died or the network is down; "
                              "start it again on its host and reconnect")
                 else:
+                    waited = (f" after waiting {STARTUP_TIMEOUT_S:g} s for it to start"
+                              if self.startup_until else "")
                     core.die(f"nothing answers at {where} (the ports in "
-                             f"{self.given_connection_file}): is the kernel running?")
+                             f"{self.given_connection_file}){waited}: is the kernel running?")
             return
         # Ours is alive (we would have seen it exit) but may be frozen: say so, keep it.
         if silent and not core.unresponsive:
@@ -208,14 +233,31 @@ class Supervisor:
                     self.reconnect_after_restart()
                 return False
         elif not core.heard and now - core.launched_at > self.connect_timeout:
-            core.die(f"no answer from {self.server.describe()}: not a workbench kernel?"
-                     if self.server is not None else
-                     f"no answer from the kernel in {self.given_connection_file}: wrong key, "
-                     "or not a workbench kernel?")
-            return True
+            if self.server is not None:
+                core.die(f"no answer from {self.server.describe()}: not a workbench kernel?")
+                return True
+            if now >= self.startup_until:
+                waited = (f" within {STARTUP_TIMEOUT_S:g} s of its start"
+                          if self.startup_until else "")
+                core.die(f"no answer from the kernel in {self.given_connection_file}{waited}: "
+                         "wrong key, or not a workbench kernel?")
+                return True
+            self._say_waiting(now)  # it may be starting
         if not core.got_info and now - core.info_sent_at > INFO_RESEND_S:
             core.send_kernel_info()  # the first may have gone to a process that is gone
         return False
+
+    def _say_waiting(self, now: float) -> None:
+        """Progress of the wait for a kernel that may still be starting, every few seconds."""
+        if self.waiting_said_at is not None and now - self.waiting_said_at < STARTUP_PROGRESS_S:
+            return
+        self.waiting_said_at = now
+        what = ("its heartbeat answers, its shell not yet" if self.core.transport.hb_ever
+                else "nothing answers yet")
+        left = max(0.0, self.startup_until - now)
+        self.core.notice(NoticeKind.WAITING,
+                         f"waiting for the kernel in {self.given_connection_file} to start "
+                         f"({what}; giving up in {left:.0f} s)")
 
     # ------------------------------------------------------------------ death and restart
 

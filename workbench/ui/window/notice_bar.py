@@ -67,8 +67,9 @@ class NoticeBar(QWidget):
         self.hide()
 
     def add_engine_notice(self, notice: Notice, *, host: str | None, engine_state: str) -> None:
-        if notice.kind in (NoticeKind.UNRESPONSIVE, NoticeKind.RESPONDING):
-            # A load spike can delay a heartbeat: the status line says it, the bar stays free.
+        if notice.kind in (NoticeKind.UNRESPONSIVE, NoticeKind.RESPONDING, NoticeKind.WAITING):
+            # A load spike can delay a heartbeat, a kernel take its time to start: the status
+            # line says it, the bar stays free.
             self.sig_status.emit(notice.message, 8000)
             return
         text = notice.message
