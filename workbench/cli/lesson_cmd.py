@@ -40,7 +40,7 @@ from workbench.lessons import (
     TimeDirective,
     read_lesson,
 )
-from workbench.lessons.directives import DIRECTIVE_LINE, EXPECT_ERROR
+from workbench.lessons.directives import EXPECT_ERROR, directive_text
 from workbench.lessons.plan import (
     curve_requests,
     judge,
@@ -204,9 +204,9 @@ def _directive_text(step: Step) -> str | None:
     if step.directive is not None:
         return step.directive.text
     for line in step.directive_lines:
-        match = DIRECTIVE_LINE.match(line)
-        if match and match.group("text").partition(" ")[0] != EXPECT_ERROR:
-            return match.group("text")
+        text = directive_text(line)
+        if text is not None and text.partition(" ")[0] != EXPECT_ERROR:
+            return text
     return None
 
 

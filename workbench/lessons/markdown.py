@@ -71,7 +71,6 @@ HEADING_SCALE = {"h1": 2.0, "h2": 1.5, "h3": 1.2, "h4": 1.0, "h5": 0.8, "h6": 0.
 LOCAL_IMAGE_FORMATS = frozenset({"PNG", "JPEG", "GIF", "BMP"})  # what Qt reads built in
 ADMONITIONS = frozenset({"note", "tip", "hint", "important", "warning", "caution", "attention",
                          "danger", "error", "seealso", "admonition"})
-_ROLE_TITLE = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 _DIRECTIVE = re.compile(r"^\{(?P<name>[\w:+-]+)\}\s*(?P<args>.*)$")
 _OPTION = re.compile(r"^:[\w-]+:")
 _EQUATION = re.compile(r"^\\begin\{equation(\*?)\}(?P<body>.*)\\end\{equation\1\}$", re.DOTALL)
@@ -381,13 +380,27 @@ def _render_role(self: Any, tokens: Sequence[Token], idx: int, options: OptionsD
 
 def _role_text(content: str) -> str:
     """What MyST shows of a role: ``title <target>`` its title, ``~a.b.c`` just ``c``."""
-    match = _ROLE_TITLE.match(content.strip())
-    if match:
-        return match.group("title")
+    title = _role_title(content.strip())
+    if title:
+        return title
     text = content.strip().lstrip("!")
     if text.startswith("~"):
         text = text[1:].rsplit(".", 1)[-1]
     return text
+
+
+def _role_title(text: str) -> str:
+    r"""``title`` of ``title <target>`` (the target has no ``<`` or ``>``), else "".
+
+    By hand: the pattern ``(.+?)\s*<([^<>]+)>$`` was quadratic in a run of spaces (40 KB of
+    them: 5 s).
+    """
+    if not text.endswith(">"):
+        return ""
+    opening = text.rfind("<", 0, len(text) - 1)
+    if opening <= 0 or ">" in text[opening + 1:-1] or opening + 1 == len(text) - 1:
+        return ""
+    return text[:opening].rstrip()
 
 
 def _render_image(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
