@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -89,6 +90,27 @@ def start_tcp_kernel(folder: Path) -> TcpKernel:
 
     wait_until(written, 60, "the kernel's connection file")
     return kernel
+
+
+@contextlib.contextmanager
+def silent_port() -> Iterator[int]:
+    """A loopback port that accepts TCP connections and never says a word: another program's
+    port, given to a kernel's channel by mistake."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                held.append(server.accept()[0])
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+        for sock in held:
+            sock.close()
 
 
 def free_ports(count: int) -> list[int]:

@@ -207,3 +207,19 @@ def test_a_jupyterhub_users_server_runs_the_commands(capsys, prog, tmp_path, mon
         remote = run_cli(capsys, *argv, "--server", ada.url + "lab")  # the browser's URL
         assert local[0] == 0 and remote == local
         assert ada.kernels() == []
+
+
+def test_a_token_in_the_urls_query_is_said_to_be_visible(capsys, prog, monkeypatch):
+    """As ``--token`` is: the process list shows the command line to every user."""
+    from tests.attach_util import free_ports
+
+    monkeypatch.delenv("JUPYTER_TOKEN", raising=False)
+    port = free_ports(1)[0]
+    code, _, err = run_cli(capsys, "trace", prog, "selu", "--args", "f32[3]", "--server",
+                           f"http://127.0.0.1:{port}/lab?token=SECRET")
+    assert code == 1
+    assert err.splitlines()[0] == (
+        "workbench trace: warning: a token on the command line (the URL's ?token=) can be "
+        "read by other users of this machine (ps); set JUPYTER_TOKEN in the environment "
+        "instead")
+    assert "SECRET" not in err

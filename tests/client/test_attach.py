@@ -13,8 +13,10 @@ import pytest
 
 from tests.attach_util import (
     DEAF_JIT_LOOP,
+    aged,
     dead_connection_file,
     free_ports,
+    silent_port,
     ssh_client_dir,
     start_tcp_kernel,
     wrong_key_file,
@@ -216,6 +218,27 @@ def test_a_fresh_file_whose_kernel_never_starts_gives_up_after_the_startup_wait(
     message = _fails_fast(conn, 15)
     assert message == (f"nothing answers at 127.0.0.1 (the ports in {conn}) after waiting 3 s "
                        "for it to start: is the kernel running?")
+
+
+@pytest.mark.parametrize("channel", ["iopub", "shell"])
+def test_a_channel_on_a_port_that_never_speaks_is_said_not_waited_for_for_ever(
+        tcp_kernel, tmp_path, monkeypatch, channel):
+    """The file's other ports are the kernel's (it answers), one is another program's that
+    accepts TCP and never speaks. Before: "starting" for ever (no message at 300 s)."""
+    monkeypatch.setattr(supervision, "READY_TIMEOUT_S", 4.0)
+    with silent_port() as port:
+        info = {**tcp_kernel.info, f"{channel}_port": port}
+        conn = tmp_path / "one-port-wrong.json"
+        conn.write_text(json.dumps(info))
+        aged(conn)
+        message = _fails_fast(conn, 20)
+    if channel == "iopub":
+        assert message == (f"the kernel in {conn} answers on its shell, but nothing came on "
+                           f"its iopub port ({port}) within 4 s: is that port another "
+                           "program's?")
+    else:
+        assert message == (f"the kernel in {conn} answered, but not its kernel_info request "
+                           "within 4 s: a kernel stuck as it started? (restart it)")
 
 
 @SERIAL

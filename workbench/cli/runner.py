@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import queue
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 V = TypeVar("V")
 ProgressHandler = Callable[[p.Progress], None]
 STOP_WAIT_S = 5.0  # after Ctrl+C, for the attached kernel's "stopped" before giving up on it
+PROGRESS_AFTER_S = 2.0  # what the client waits for, said once it has taken this long
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
@@ -156,7 +158,8 @@ class AttachedEngine(Engine):
         self.prog = prog
         self._warned = 0  # how many of the client's warnings are printed
         self._background: queue.SimpleQueue[p.Output] = queue.SimpleQueue()
-        self._progress: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._progress: queue.SimpleQueue[tuple[float, str]] = queue.SimpleQueue()
+        self._unsaid: list[tuple[float, str]] = []
         self.client: EngineClient = EngineClient(connection_file, ssh=ssh,
                                                  on_output=self._background.put,
                                                  on_notice=self._on_notice, **server)
@@ -164,16 +167,24 @@ class AttachedEngine(Engine):
     def _on_notice(self, notice: Notice) -> None:
         """The wait for a kernel still starting, as it goes (the client's thread)."""
         if notice.kind == NoticeKind.WAITING:
-            self._progress.put(notice.message)
+            self._progress.put((time.monotonic(), notice.message))
 
-    def _warn(self) -> None:
-        """Print the warnings the client has said since the last call."""
+    def _warn(self, answered: bool = False) -> None:
+        """Print the warnings the client has said since the last call, and what it waits
+        for once that has taken ``PROGRESS_AFTER_S`` (a wait that ended by then is not
+        worth a line: ``answered``)."""
         said = self.client.attach_warnings
         for text in said[self._warned:]:
             print(f"{self.prog}: warning: {text}", file=sys.stderr)
         self._warned = len(said)
         while not self._progress.empty():
-            print(f"{self.prog}: {self._progress.get()}", file=sys.stderr)
+            self._unsaid.append(self._progress.get())
+        now = time.monotonic()
+        for at, text in self._unsaid:
+            if not answered and now - at >= PROGRESS_AFTER_S:
+                print(f"{self.prog}: {text}", file=sys.stderr)
+        self._unsaid = [] if answered else [
+            (at, text) for at, text in self._unsaid if now - at < PROGRESS_AFTER_S]
 
     def _reply(self, request: p.Request, on_event: Callable[[p.Event], None],
                output: UserOutput | None) -> p.Reply:
@@ -204,7 +215,7 @@ class AttachedEngine(Engine):
             if isinstance(item, p.Event):
                 on_event(item)
             else:
-                self._warn()
+                self._warn(answered=True)
                 return item
         raise TimeoutError
 
@@ -248,9 +259,11 @@ def server_options(args: argparse.Namespace, prog: str) -> dict[str, Any]:
         raise UsageError("--server and --existing name two different kernels: give one")
     from workbench.client.server import ServerError, server_target
 
-    if given["token"] is not None:
-        print(f"{prog}: warning: a token on the command line can be read by other users of "
-              "this machine (ps); set JUPYTER_TOKEN in the environment instead", file=sys.stderr)
+    if given["token"] is not None or "token=" in url.partition("?")[2]:
+        where = "--token" if given["token"] is not None else "the URL's ?token="
+        print(f"{prog}: warning: a token on the command line ({where}) can be read by other "
+              "users of this machine (ps); set JUPYTER_TOKEN in the environment instead",
+              file=sys.stderr)
     try:
         target = server_target(url, given["token"])
     except ServerError as exc:

@@ -353,7 +353,7 @@ class EngineClient:
             self._reconnect_at = None  # this launch connects
             self._sync = None
             try:
-                self.server.attach()
+                self.server.attach(lambda text: core.notice(NoticeKind.WAITING, text))
             except ServerError as exc:
                 core.die(str(exc))
                 return

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import socket
+import ssl
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -21,8 +23,10 @@ from typing import Any
 
 KERNEL_NAME = "workbench"  # what `workbench kernelspec install` names its kernelspec
 TOKEN_VARIABLES = ("JUPYTER_TOKEN", "JUPYTERHUB_API_TOKEN")
-REST_TIMEOUT_S = 10.0
+REST_TIMEOUT_S = 10.0  # for a whole REST call: connecting, the reply's every byte
 START_TIMEOUT_S = 120.0  # a kernel's start (JAX's import) on a busy server
+MAX_REPLY_BYTES = 16 << 20  # a Jupyter Server's replies are kilobytes: more is not one
+PLAIN_HTTP_PROBE_S = 2.0  # an https:// URL that gets nowhere: does the port speak http?
 _BROWSER_PAGES = ("lab", "tree", "notebooks", "doc", "api")
 
 
@@ -58,6 +62,10 @@ def server_target(url: str, token: str | None = None) -> ServerTarget:
     if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
         raise ServerError(f"{_safe(text)!r} is not a server URL (http://host:port/ or "
                           "https://...)")
+    if parts.username is not None or parts.password is not None:
+        raise ServerError(f"{_safe(text)!r}: a user name or password in the URL is not "
+                          "supported (Jupyter takes a token): give it with --token or "
+                          "JUPYTER_TOKEN")
     query = urllib.parse.parse_qs(parts.query)
     from_link = (query.get("token") or [""])[0]
     segments = parts.path.split("/")
@@ -93,14 +101,18 @@ class JupyterServer:
 
     def _call(self, method: str, path: str, body: dict[str, Any] | None = None,
               timeout: float | None = None) -> Any:
+        """One REST call, all of it (connecting, every byte of the reply) within ``timeout``
+        and its reply within ``MAX_REPLY_BYTES``."""
         url = self.target.url + path
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(url, data=data, method=method, headers={
             **self.headers(), "Content-Type": "application/json"})
         where = self.target.label
+        limit = timeout or self.timeout
+        deadline = time.monotonic() + limit
         try:
-            with _OPENER.open(request, timeout=timeout or self.timeout) as response:
-                raw = response.read()
+            with _OPENER.open(request, timeout=limit) as response:
+                raw = _read_reply(response, deadline, f"{where} ({method} {path})", limit)
         except urllib.error.HTTPError as exc:
             if exc.code in (401, 403):
                 given = "the token given was refused" if self.target.token else (
@@ -111,8 +123,14 @@ class JupyterServer:
                              f"{exc.reason} to {method} {path}") from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
-            if isinstance(reason, socket.timeout | TimeoutError):
-                reason = f"no answer within {timeout or self.timeout:g} s"
+            timed_out = isinstance(reason, socket.timeout | TimeoutError)
+            if (timed_out or isinstance(reason, ssl.SSLError)) and self._plain_http_instead():
+                plain = "http://" + self.target.url.split("://", 1)[1]
+                raise ServerError(f"the server at {where} speaks plain http, not https: use "
+                                  f"{_safe(plain)}") from None
+            if timed_out:
+                raise TimedOut(f"nothing answers at {where} (no answer within {limit:g} s)")\
+                    from None
             raise ServerError(f"nothing answers at {where} ({reason})") from None
         if not raw:
             return None
@@ -121,6 +139,21 @@ class JupyterServer:
         except ValueError:
             raise ServerError(f"{where} answers, but not as a Jupyter Server (its reply to "
                               f"{path} is not JSON)") from None
+
+    def _plain_http_instead(self) -> bool:
+        """An https:// URL that got nowhere: whether its port answers plain http (a TLS
+        handshake sent to an http server waits for ever, or fails with an SSL error)."""
+        parts = urllib.parse.urlsplit(self.target.url)
+        if parts.scheme != "https" or parts.hostname is None:
+            return False
+        try:
+            with socket.create_connection((parts.hostname, parts.port or 443),
+                                          timeout=PLAIN_HTTP_PROBE_S) as sock:
+                sock.sendall(b"HEAD / HTTP/1.0\r\nHost: " + parts.hostname.encode("idna")
+                             + b"\r\n\r\n")
+                return sock.recv(5) == b"HTTP/"
+        except (OSError, UnicodeError):
+            return False
 
     def check(self) -> str:
         """The server's version: proof that it speaks Jupyter's REST API (a Jupyter Server,
@@ -148,7 +181,13 @@ class JupyterServer:
                        "install --sys-prefix` (or --user)") if name == KERNEL_NAME else ""
             raise ServerError(f"the server at {self.target.label} has no {name!r} kernelspec "
                               f"(it has: {', '.join(names) or 'none'}){install}")
-        reply = self._call("POST", "api/kernels", {"name": name}, timeout=START_TIMEOUT_S)
+        try:
+            reply = self._call("POST", "api/kernels", {"name": name}, timeout=START_TIMEOUT_S)
+        except TimedOut:
+            raise ServerError(f"the server at {self.target.label} did not start a {name!r} "
+                              f"kernel within {START_TIMEOUT_S:g} s (its answer to POST "
+                              "api/kernels never came): is it overloaded? Try again, or start "
+                              "one in JupyterLab and give its id with --kernel-id") from None
         if not isinstance(reply, dict) or not isinstance(reply.get("id"), str):
             raise ServerError(f"the server at {self.target.label} started no kernel")
         return str(reply["id"])
@@ -184,6 +223,29 @@ class JupyterServer:
                                         + f"api/kernels/{_quoted(kernel_id)}/channels", query, ""))
 
 
+def _read_reply(response: Any, deadline: float, what: str, limit: float) -> bytes:
+    """The reply's body, read as it comes: a server that drips it (a byte every few
+    seconds never trips the socket's timeout) or sends without end is cut off."""
+    length = response.headers.get("Content-Length")
+    if length is not None and length.isdigit() and int(length) > MAX_REPLY_BYTES:
+        raise ServerError(f"{what} sent a reply of {int(length):,} bytes: a Jupyter Server's "
+                          f"are far smaller (read up to {MAX_REPLY_BYTES >> 20} MB)")
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        if time.monotonic() > deadline:
+            raise TimedOut(f"{what} did not finish its reply within {limit:g} s (it sent "
+                              f"{size:,} bytes)")
+        chunk = response.read1(65536)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_REPLY_BYTES:
+            raise ServerError(f"{what} sent more than {MAX_REPLY_BYTES >> 20} MB: a Jupyter "
+                              "Server's replies are far smaller")
+        chunks.append(chunk)
+
+
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
     """A redirect would carry the token's header to wherever it points: refused."""
 
@@ -192,6 +254,10 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
 
 
 _OPENER = urllib.request.build_opener(_NoRedirects)
+
+
+class TimedOut(ServerError):
+    """A REST call that did not finish in its time."""
 
 
 class KernelGone(ServerError):

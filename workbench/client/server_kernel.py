@@ -18,6 +18,7 @@ from typing import Any
 
 from workbench.client.server import (
     KERNEL_NAME,
+    START_TIMEOUT_S,
     JupyterServer,
     KernelGone,
     ServerError,
@@ -105,11 +106,14 @@ class ServerKernel:
         kernel = f"kernel {self.kernel_id[:8]}" if self.kernel_id else "the kernel"
         return f"{kernel} on {self.label}"
 
-    def attach(self) -> None:
+    def attach(self, say: Callable[[str], None] = lambda text: None) -> None:
         """Make sure the kernel exists (start one when none is named) and point the
-        transport at its WebSocket. Raises ``ServerError`` with the reason."""
+        transport at its WebSocket. Raises ``ServerError`` with the reason; ``say`` tells
+        what is waited for (a kernel's start takes seconds, up to ``START_TIMEOUT_S``)."""
         self.server.check()
         if self.kernel_id is None:
+            say(f"starting a {self.kernel_name!r} kernel on {self.label} (waiting up to "
+                f"{START_TIMEOUT_S:g} s for the server)")
             self.kernel_id = self.server.start_kernel(self.kernel_name)
             self.started_here = True
         else:

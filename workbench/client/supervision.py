@@ -39,6 +39,8 @@ INFO_RESEND_S = 0.5  # an attached kernel's kernel_info_request, again until one
 # until the file is this old, as nbclient waits ``startup_timeout`` for a kernel it started.
 STARTUP_TIMEOUT_S = 60.0
 STARTUP_PROGRESS_S = 5.0  # how often the wait for a starting kernel says how long so far
+# A kernel that answered must be ready (kernel_info answered, iopub speaking) by then.
+READY_TIMEOUT_S = 60.0
 
 # A frame of faulthandler's text (``File "x", line 3 in f``) or of a Python traceback in the
 # log (``File "x", line 3, in f``, its code lines indented below it); a C frame (``Binary
@@ -197,7 +199,8 @@ class Supervisor:
                     transport.hb_last, transport.hb_sent = now, None
                     self.server.transport.abort()
                 elif not core.heard and now < self.startup_until:
-                    self._say_waiting(now)  # its heartbeat may stall while it starts
+                    # its heartbeat may stall while it starts
+                    self._say_waiting(now, self._silence(), self.startup_until)
                 elif transport.hb_ever or core.heard:
                     core.die(f"lost contact with the kernel on {core.host} (no heartbeat for "
                              f"{self.heartbeat_timeout:g} s): it died or the network is down; "
@@ -232,6 +235,16 @@ class Supervisor:
                 if now - self.shutdown_sent_at > SHUTDOWN_REPLY_WAIT_S:
                     self.reconnect_after_restart()
                 return False
+        elif core.heard and now - core.launched_at > self.connect_timeout:
+            # It answered, but not all of what makes it ready (kernel_info, then iopub): a
+            # kernel stuck as it starts, or a port that is another program's, never would.
+            until = max(core.launched_at + READY_TIMEOUT_S, self.startup_until)
+            if now > until:
+                core.die(self._not_ready_reason(until - core.launched_at))
+                return True
+            missing = ("kernel_info unanswered" if not core.got_info
+                       else "nothing on its iopub channel yet")
+            self._say_waiting(now, f"it answered; {missing}", until)
         elif not core.heard and now - core.launched_at > self.connect_timeout:
             if self.server is not None:
                 core.die(f"no answer from {self.server.describe()}: not a workbench kernel?")
@@ -242,22 +255,36 @@ class Supervisor:
                 core.die(f"no answer from the kernel in {self.given_connection_file}{waited}: "
                          "wrong key, or not a workbench kernel?")
                 return True
-            self._say_waiting(now)  # it may be starting
+            self._say_waiting(now, self._silence(), self.startup_until)  # it may be starting
         if not core.got_info and now - core.info_sent_at > INFO_RESEND_S:
             core.send_kernel_info()  # the first may have gone to a process that is gone
         return False
 
-    def _say_waiting(self, now: float) -> None:
-        """Progress of the wait for a kernel that may still be starting, every few seconds."""
+    def _silence(self) -> str:
+        return ("its heartbeat answers, its shell not yet" if self.core.transport.hb_ever
+                else "nothing answers yet")
+
+    def _who(self) -> str:
+        return (self.server.describe() if self.server is not None
+                else f"the kernel in {self.given_connection_file}")
+
+    def _say_waiting(self, now: float, what: str, until: float) -> None:
+        """Progress of the wait for a kernel that is starting, every few seconds."""
         if self.waiting_said_at is not None and now - self.waiting_said_at < STARTUP_PROGRESS_S:
             return
         self.waiting_said_at = now
-        what = ("its heartbeat answers, its shell not yet" if self.core.transport.hb_ever
-                else "nothing answers yet")
-        left = max(0.0, self.startup_until - now)
-        self.core.notice(NoticeKind.WAITING,
-                         f"waiting for the kernel in {self.given_connection_file} to start "
-                         f"({what}; giving up in {left:.0f} s)")
+        self.core.notice(NoticeKind.WAITING, f"waiting for {self._who()} to start ({what}; "
+                                             f"giving up in {max(0.0, until - now):.0f} s)")
+
+    def _not_ready_reason(self, waited: float) -> str:
+        core = self.core
+        if not core.got_info:
+            return (f"{self._who()} answered, but not its kernel_info request within "
+                    f"{waited:.0f} s: a kernel stuck as it started? (restart it)")
+        port = ("its WebSocket's iopub channel" if self.server is not None
+                else f"its iopub port ({self.given_info.get('iopub_port', '?')})")
+        return (f"{self._who()} answers on its shell, but nothing came on {port} within "
+                f"{waited:.0f} s: is that port another program's?")
 
     # ------------------------------------------------------------------ death and restart
 
