@@ -281,3 +281,30 @@ def test_an_attached_command_runs_no_jax_here(prog, tcp_kernel):
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr.strip().splitlines()[-1] == "jax loaded: False"
+
+
+def test_lesson_check_after_the_kernel_is_lost_says_so_not_a_usage_hint(tmp_path):
+    """Before: the step failed as "usage: the engine failed: ..." with a hint to check the
+    function's name and --args, and every later step failed the same way."""
+    kernel = start_tcp_kernel(tmp_path / "kernel")
+    lesson = tmp_path / "lost.py"
+    lesson.write_text(
+        "# %% [markdown]\n# # Lost\n\n"
+        "# %%\nx = 1\n\n"
+        "# %%\nimport os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n\n"
+        "# %%\n# workbench: trace f --args f32[3]\ndef f(x):\n    return x\n")
+    try:
+        proc = run_cli_process("lesson", str(lesson), "--check", "--existing",
+                               str(kernel.connection_file), timeout=120)
+    finally:
+        kernel.kill()
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    lost = next(i for i, line in enumerate(lines) if line.startswith("step 2/"))
+    assert " the engine failed: lost contact with the kernel on localhost" in lines[lost]
+    assert lines[lost + 1].strip() == (
+        "hint: not the lesson's doing: start the kernel again, then check the lesson again "
+        "(the steps after this one were not run)")
+    assert lines[lost + 2].startswith("step 3/")
+    assert lines[lost + 2].endswith("not run: the engine was lost at step 2")
+    assert "usage" not in proc.stdout and "function's name" not in proc.stdout

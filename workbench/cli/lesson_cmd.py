@@ -79,7 +79,9 @@ catalog's, e.g. tracer-bool, name, syntax). A cell tagged raises-exception (Jupy
 tag) passes either way, as in Jupyter: the error is allowed, not required. A step
 fails on any other error, when an expected error does not come, or on a bad directive
 (kind "directive"). Errors that are the lesson's own mistakes (an unknown function, a
-bad argument spec: kind "usage") fail a step even when it expects an error. Text-only
+bad argument spec: kind "usage") fail a step even when it expects an error. An engine
+that is lost (an attached kernel that died, a network gone: kind "engine") fails the
+step it was running, and the steps after it are failed unrun. Text-only
 steps are listed as text. A step whose cell is tagged skip-execution (Jupyter Book's
 and nbclient's tag) is listed and reported as
 skipped: neither its code nor its directive runs, and it never fails the check.
@@ -152,6 +154,7 @@ class _Outcome:
     summary: str = ""
     error: Explanation | None = None
     usage: str | None = None  # the lesson's own mistake (unknown function, bad spec)
+    lost: str | None = None  # the engine failed (its kernel died): not the lesson's doing
     outputs: tuple[CellOutput, ...] = ()
 
 
@@ -261,11 +264,15 @@ def _check(args: argparse.Namespace, lesson: Lesson,
            as_json: bool) -> tuple[list[StepReport], Printed]:
     shared = _StepOutput(echo=False) if as_json else None
     reports: list[StepReport] = []
+    lost_at: int | None = None  # the step at which the engine was lost
     with open_engine(args, shared_namespace=True) as engine:
         for step in lesson.steps:
             output = shared or _StepOutput(echo=True)
-            report = _skipped(step) or _check_step(engine, lesson, step, output,
-                                                   args.outputs, as_json)
+            report = _skipped(step) or (
+                _not_run(step, lost_at) if lost_at is not None and step.has_code
+                else _check_step(engine, lesson, step, output, args.outputs, as_json))
+            if lost_at is None and report.error is not None and report.error["kind"] == "engine":
+                lost_at = step.number
             reports.append(report)
             if not as_json:
                 output.to_stderr()
@@ -291,10 +298,12 @@ def _check_step(engine: Engine, lesson: Lesson, step: Step, output: UserOutput,
         return StepReport(step.number, step.title, status, directive, summary, error,
                           step.expect_error, seconds, shown, step.may_raise)
 
-    if step.problem is not None:
+    if step.problem is not None and outcome.lost is None:
         ran = ("its code ran" if outcome.error is None and outcome.usage is None
                else f"its code failed too: {_short(outcome, filename)}")
         return report("failed", ran, _problem_error(step.problem))
+    if outcome.lost is not None:
+        return report("failed", f"the engine failed: {outcome.lost}", _lost_error(outcome.lost))
     if outcome.usage is not None:
         return report("failed", _short(outcome, filename), _usage_error(outcome.usage))
     judged = judge(step.expect_error, outcome.error.kind if outcome.error else None,
@@ -332,7 +341,7 @@ def _run_step(engine: Engine, lesson: Lesson, step: Step, output: UserOutput) ->
     except UsageError as exc:
         return _Outcome(usage=exc.message)
     except WorkbenchError as exc:  # the engine itself failed (an attached kernel died)
-        return _Outcome(usage=f"the engine failed: {exc.message}")
+        return _Outcome(lost=exc.message)
 
 
 def _directive(engine: Engine, d: Directive, output: UserOutput) -> _Outcome:
@@ -464,6 +473,22 @@ def _kmeans_summary(demo: KMeansDemo) -> str:
 def _error_dict(ex: Explanation, filename: str) -> dict[str, Any]:
     return {"kind": ex.kind, "title": ex.title, "file": ex.file if ex.file != filename else None,
             "line": ex.line, "hint": ex.hint, "message": ex.message}
+
+
+def _lost_error(message: str) -> dict[str, Any]:
+    return {"kind": "engine", "title": f"the engine failed: {message}", "file": None,
+            "line": None, "message": message,
+            "hint": "not the lesson's doing: start the kernel again, then check the lesson "
+                    "again (the steps after this one were not run)"}
+
+
+def _not_run(step: Step, lost_at: int) -> StepReport:
+    """A step after the engine was lost: failed, never run (each would fail the same way)."""
+    why = f"not run: the engine was lost at step {lost_at}"
+    return StepReport(step.number, step.title, "failed", _directive_text(step), why,
+                      {"kind": "engine", "title": why, "file": None, "line": None,
+                       "message": why, "hint": ""}, step.expect_error, 0.0, [],
+                      step.may_raise)
 
 
 def _usage_error(message: str) -> dict[str, Any]:
