@@ -220,3 +220,36 @@ def test_stop_with_nothing_running_checks_the_devices_and_stays_in_place(engine)
                              f"restarts {engine.client.stats.restarts}") from None
     assert engine.call(p.Ping()).value.pid == pid
     assert "stopped" not in engine.kinds()[seen:]  # nothing was stopped: nothing to say
+
+
+PRINTING_THREAD = (
+    "import threading, time\n"
+    "halt = threading.Event()\n"
+    "def chatter():\n"
+    "    while not halt.is_set():\n"
+    "        print('tick')\n"
+    "        time.sleep(0.01)\n"
+    "talker = threading.Thread(target=chatter, daemon=True)\n"
+    "talker.start()\n"
+    + STARTED + "while True:\n    pass\n"
+)
+
+
+def test_stop_names_a_thread_the_code_started_that_still_runs(engine):
+    """Stop ends the loop, not the thread printing beside it (Python cannot stop a thread):
+    the notice says what still runs in the engine, and from which line. Before, it said
+    only where the loop stopped, and the printing went on unexplained."""
+    box = _start(engine, p.LoadSource(source=PRINTING_THREAD), busy_cpu=False)
+    _stop_and_check(engine, box, idle_within=3.0)
+    reason = engine.stopped.reason
+    assert re.fullmatch(r"stopped at line 10 after \d+\.\d s; a thread started at line 8 "
+                        r"still runs, at line [56] \(Stop cannot stop a thread: Restart "
+                        r"engine ends it\)", reason), reason
+    # The thread ended, the next Stop has no thread to name.
+    done = engine.call(p.LoadSource(source="halt.set()\ntalker.join(5)\nassert not "
+                                           "talker.is_alive()\n" + GOOD))
+    assert isinstance(done, p.Result), done
+    box = _start(engine, p.LoadSource(source=PYTHON_LOOP), busy_cpu=False)
+    _stop_and_check(engine, box, idle_within=3.0)
+    assert "thread" not in engine.stopped.reason
+    assert isinstance(engine.call(KERNEL_SOURCE), p.Result)

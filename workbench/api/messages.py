@@ -37,8 +37,9 @@ COMM_TARGET = "workbench.engine"
 WHERE_REQUEST = "workbench_where_request"
 """A control-channel message Stop sends beside the interrupt. The kernel's control thread
 answers ``WHERE_REPLY`` with the line of the user's code its main thread is at (content
-``{"file": str, "line": int, "in_jax": bool}``; line 0: none), even while that thread is
-deaf to the interrupt inside a compiled computation."""
+``{"file": str, "line": int, "in_jax": bool, "threads": str}``; line 0: none; threads: the
+user's own threads that still run, in words), even while that thread is deaf to the
+interrupt inside a compiled computation."""
 WHERE_REPLY = "workbench_where_reply"
 
 
@@ -323,6 +324,9 @@ class Cancelled(Reply):
     reason: str
     line: int = 0
     file: str = ""
+    threads: str = ""
+    """The threads the user's code started that still run (a Stop does not end them), in
+    words; "" when none."""
 
 
 @dataclass(frozen=True)

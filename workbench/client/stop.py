@@ -84,6 +84,7 @@ class Stopper:
         self.stopped_at = 0.0
         self.where_msg: str | None = None  # our WHERE_REQUEST, its reply not yet seen
         self.where: tuple[str, int, bool] | None = None  # (file, line, in_jax) at the Stop
+        self.threads = ""  # the user's threads still running there, in words (where's)
         self.heard: tuple[p.Cancelled, Pending] | None = None  # the engine's own answer
         self.waiting_devices = False  # the kernel answered; its devices finish queued work
 
@@ -125,6 +126,7 @@ class Stopper:
         core = self.core
         self.stopped_at = time.monotonic()
         self.where_msg = self.where = self.heard = None
+        self.threads = ""
         for rid, item in core.router.abandon_all().items():
             if not (item.quiet or item.internal):  # the silent reload, the probe: dropped
                 core.held[rid] = item
@@ -155,6 +157,8 @@ class Stopper:
         if (isinstance(file, str) and isinstance(line, int) and not isinstance(line, bool)
                 and isinstance(in_jax, bool)):
             self.where = (file, line, in_jax)
+        threads = content.get("threads")
+        self.threads = threads[:1000] if isinstance(threads, str) else ""
 
     def tick(self, now: float) -> None:
         """Past the grace, the Stop failed; once nothing else runs, the probe goes out."""
@@ -247,17 +251,19 @@ class Stopper:
             return ""
         if self.heard is not None:
             cancelled, running = self.heard
-            file, line = cancelled.file, cancelled.line
+            file, line, threads = cancelled.file, cancelled.line, cancelled.threads
         else:  # no answer to the interrupt: the oldest request runs, the others wait behind it
             running = min(held.values(), key=lambda item: item.sent_at or math.inf)
             file, line, _ = self.where or ("", 0, False)
+            threads = self.threads
         request = running.request
         own = request.filename if isinstance(request, p.LoadSource) else core.loaded_file
         at = where_text(line, file, own)
         after = f" after {duration_text(self.stopped_at - running.sent_at)}" \
             if running.sent_at else ""
         head = "not stopped: still running" if still_running else "stopped"
-        text = head + at + after + (f" ({cause})" if cause else "")
+        text = head + at + after + (f" ({cause})" if cause else "") + (
+            f"; {threads}" if threads else "")
         for rid, item in held.items():
             core.emit(item.on_reply, p.Cancelled(rid, text, line, file))
         if not still_running:

@@ -23,6 +23,7 @@ from workbench.engine.errors import UsageError, UserCodeError, explain
 from workbench.engine.printed import PrintedCapture, capture_printed
 from workbench.engine.source import DEFAULT_FILENAME, LoadedSource, load_source
 from workbench.engine.source_info import running_at, stopped_at
+from workbench.engine.userthreads import running_threads_note
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -91,7 +92,8 @@ class Service:
             return p.UsageFailure(rid, exc.message, exc.field, exc.exit_code)
         except KeyboardInterrupt as exc:
             file, line = stopped_at(exc, self.user_files) or ("", 0)
-            return p.Cancelled(rid, "stopped", line, file)
+            return p.Cancelled(rid, "stopped", line, file,
+                               running_threads_note(self.user_files, self._own_file()))
         except BaseException as exc:  # noqa: BLE001 - sys.exit() and kin are the code's errors
             return self._unexpected(rid, exc)
 
@@ -99,7 +101,11 @@ class Service:
         """The line of the user's code thread ``thread_id`` runs now (``messages.WHERE_REPLY``'s
         content); safe to call from another thread while that one computes."""
         file, line, in_jax = running_at(sys._current_frames().get(thread_id), self.user_files)
-        return {"file": file, "line": line, "in_jax": in_jax}
+        return {"file": file, "line": line, "in_jax": in_jax,
+                "threads": running_threads_note(self.user_files, self._own_file())}
+
+    def _own_file(self) -> str:
+        return self.loaded.filename if self.loaded is not None else DEFAULT_FILENAME
 
     def require_loaded(self) -> LoadedSource:
         if self.loaded is None:
