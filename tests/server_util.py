@@ -52,13 +52,13 @@ def _server_pythonpath() -> str:
 
 
 @contextmanager
-def running_jupyter_server(folder: Path, *, gateway: bool = False
-                           ) -> Iterator[JupyterServerProcess]:
+def running_jupyter_server(folder: Path, *, gateway: bool = False, port: int | None = None,
+                           token: str | None = None) -> Iterator[JupyterServerProcess]:
     """``jupyter server``, or with ``gateway`` a Jupyter Kernel Gateway (its REST API and
-    channels, no contents)."""
+    channels, no contents); on ``port`` with ``token`` when given (a server restarted)."""
     jupyter_path = _kernelspec_prefix(folder)
-    port = free_ports(1)[0]
-    token = secrets.token_hex(16)
+    port = port or free_ports(1)[0]
+    token = token or secrets.token_hex(16)
     env = {**os.environ, "JUPYTER_PATH": str(jupyter_path),
            "JUPYTER_RUNTIME_DIR": str(folder / "runtime"), "JUPYTER_CONFIG_DIR": str(folder),
            "PYTHONPATH": _server_pythonpath()}

@@ -7,7 +7,10 @@ replay fails its request at once."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import queue
+import signal
 import socket
 import threading
 import uuid
@@ -234,3 +237,43 @@ def test_a_kernel_that_dies_on_the_server_is_said_and_the_source_loaded_again(cl
     assert any(n.kind == NoticeKind.CRASHED for n in client.seen)
     assert client.server.kernel_id == kernel_id
     assert isinstance(client.call(p.Trace(name="double", args="f32[2]"), timeout=60), p.Result)
+
+
+def test_restart_engine_after_the_server_restarted_starts_a_new_kernel(tmp_path):
+    """The server went away with its kernels and came back on the same port: Restart engine
+    starts a new kernel there. Before, it asked the new server to restart the old kernel id
+    (an error) and the engine stayed dead for good."""
+    with running_jupyter_server(tmp_path / "first") as first:
+        url, token = first.url, first.token
+        notices: queue.SimpleQueue = queue.SimpleQueue()
+        engine = EngineClient(server=server_target(url, token), on_notice=notices.put)
+        try:
+            wait_until(lambda: engine.state == State.IDLE, 60, "the kernel to answer")
+            assert isinstance(_load(engine), p.Result)
+            old = engine.server.kernel_id
+            orphan = engine.call(p.Ping(), 30).value.pid
+            first.proc.kill()  # a crash, or a machine's restart: no word to the clients
+            first.proc.wait(10)
+        except BaseException:
+            engine.close()
+            raise
+    try:
+        # Down long enough for the client to give up on it (its reconnects end).
+        wait_until(lambda: engine.state == State.DEAD, 60, "the engine to say it is lost")
+        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        with running_jupyter_server(tmp_path / "second", port=port, token=token) as second:
+            engine.restart()
+            wait_until(lambda: engine.state in (State.IDLE, State.DEAD)
+                       and engine.server.kernel_id not in (None, old), 90, "a new kernel")
+            assert engine.state == State.IDLE, _said(notices)
+            assert engine.server.kernel_id in [k["id"] for k in second.kernels()]
+            said = [n.message for n in _said(notices) if n.kind == NoticeKind.RESTARTED]
+            assert said and said[-1].startswith(f"a new kernel started on 127.0.0.1:{port}: "
+                                                f"the server no longer had kernel {old[:8]}")
+            # The source came back with it.
+            assert isinstance(engine.call(p.Trace(name="double", args="f32[2]"), timeout=60),
+                              p.Result)
+    finally:
+        engine.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(orphan, signal.SIGKILL)  # the first server's kernel, left behind

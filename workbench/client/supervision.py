@@ -24,6 +24,7 @@ from workbench.api.state import Notice, NoticeKind, State
 from workbench.client import attach
 from workbench.client.core import SETUP_WARNING, Core
 from workbench.client.launch import KernelProcess
+from workbench.client.server import ServerError
 from workbench.client.server_kernel import ServerKernel
 
 CRASH_WINDOW_S = 15.0  # a crash this soon after a reload, with no success since, is a loop
@@ -425,16 +426,33 @@ class Supervisor:
             self._after_server_restart(generation, "")
             return
         server.transport.close_sockets()
-        server.in_background(lambda: server.server.restart(kernel_id),
-                             lambda error: self._after_server_restart(generation, error))
+        gone_now: list[bool] = []
 
-    def _after_server_restart(self, generation: int, error: str) -> None:
+        def restart() -> None:
+            try:
+                server.server.restart(kernel_id)
+            except ServerError:
+                if server.still_there():
+                    raise
+                gone_now.append(True)  # the server restarted, or shut it down: a new one
+
+        server.in_background(restart, lambda error: self._after_server_restart(
+            generation, error, gone=bool(gone_now)))
+
+    def _after_server_restart(self, generation: int, error: str, *, gone: bool = False) -> None:
         core = self.core
         if generation != self.restart_generation or core.state != State.RESTARTING:
             return  # an earlier restart's answer, or the client gave up meanwhile
         if error:
             core.die(error)
             return
+        if gone and self.server is not None:
+            old = self.server.describe()
+            self.server.forget()  # the next attach starts one
+            self.reload_notice = Notice(
+                NoticeKind.RESTARTED, f"a new kernel started on {self.server.label}: the "
+                f"server no longer had {old.split(' on ')[0]} (it restarted, or shut the "
+                "kernel down)")
         core.restart_until = time.monotonic() + RESTART_TIMEOUT_S  # to be ready again
         self.launch()
 
