@@ -84,7 +84,7 @@ def send_raw(client: EngineClient, data: dict, buffers: list | tuple = (), rid: 
 
     Goes around ``EngineClient.request``, which only sends what the codec encodes.
     """
-    from workbench.client.routing import Pending as _Pending
+    from workbench.api.contract.routing import Pending as _Pending
 
     box: list[p.Reply] = []
     done = threading.Event()

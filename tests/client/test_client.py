@@ -12,8 +12,8 @@ import pytest
 
 from tests.kernel_util import Recorder, plain_console, wait_until
 from workbench.api import messages as p
+from workbench.api.contract.routing import Pending as _Pending
 from workbench.api.state import State
-from workbench.client.routing import Pending as _Pending
 
 SELU = (
     "def selu(x, alpha=1.67, lmbda=1.05):\n"

@@ -4,7 +4,7 @@ time, the newest waiting, and a key freed by its request's idle even when the re
 from __future__ import annotations
 
 from workbench.api import messages as p
-from workbench.client.routing import Pending, Router, Stats
+from workbench.api.contract.routing import Pending, Router, Stats
 
 
 def _queue(router: Router, request: p.Request, key: str | None) -> str:

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from workbench.api import messages as p
+from workbench.api.contract.routing import Pending, Router, Stats
 from workbench.api.state import Notice, NoticeKind, State
-from workbench.client.routing import Pending, Router, Stats
 from workbench.client.transport import ChannelRefused, Transport
 
 # A notice about how an attached kernel is reached (a file others can read, every address).

@@ -43,17 +43,17 @@ import uuid
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import zmq
 
 from workbench.api import codec
 from workbench.api import messages as p
+from workbench.api.contract.routing import Pending, Stats
 from workbench.api.state import Notice, NoticeKind, State
 from workbench.client import attach
 from workbench.client.core import Core
 from workbench.client.launch import KernelProcess, death_reason, private_connection_file
-from workbench.client.routing import Pending, Stats
 from workbench.client.server import ServerError, ServerTarget
 from workbench.client.server_kernel import (
     RECONNECT_WAITS_S,
@@ -738,3 +738,9 @@ def _run_reporting(fn: Callable[[], None]) -> None:
         fn()
     except Exception:  # noqa: BLE001
         traceback.print_exc()
+
+
+if TYPE_CHECKING:  # mypy: it is an engine client as the window's bridge uses one
+    from workbench.api.contract.protocol import EngineClientProtocol
+
+    _CHECK: type[EngineClientProtocol] = EngineClient

@@ -36,10 +36,10 @@ from typing import IO, Any
 from jupyter_client.connect import write_connection_file
 from jupyter_client.launcher import launch_kernel
 
+from workbench.api.contract.routing import Stats
 from workbench.api.process_env import engine_env
 from workbench.api.writer import atomic_write_text
 from workbench.client.kernel_log import KernelLog
-from workbench.client.routing import Stats
 
 RUNTIME_PREFIX = "workbench-"
 # In each runtime folder: the pid of the client that made it. The kernel removes only a folder

@@ -28,11 +28,11 @@ from typing import Any
 
 from workbench.api import codec
 from workbench.api import messages as p
+from workbench.api.contract.routing import Pending
 from workbench.api.devices import DevicesQuiet
 from workbench.api.state import Notice, NoticeKind, State
 from workbench.client.core import Core
 from workbench.client.launch import KernelProcess
-from workbench.client.routing import Pending
 
 # Why a Stop could not end in place: the restart reason, and words for the stop's message.
 STILL_BUSY = "it was still busy"

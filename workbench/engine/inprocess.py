@@ -24,35 +24,20 @@ import queue
 import threading
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.api import codec
 from workbench.api import messages as p
+from workbench.api.contract.routing import Pending, Router, Stats
 from workbench.api.state import Notice, NoticeKind, State
 from workbench.engine.kernel import DEFAULT_OUTPUT_LIMIT, OutputCapture
 from workbench.engine.printed import TextSink, routed
 from workbench.engine.service import Context, Service
 
-
-@dataclass
-class _Pending:
-    request: p.Request
-    on_reply: Callable[[p.Reply], None] | None
-    on_event: Callable[[p.Event], None] | None
-    key: str | None
-
-
-class _Stats:
-    def __init__(self) -> None:
-        self.dropped_replies = 0
-        self.restarts = 0
-        self.crashes = 0
-
-
 _RESTART = object()  # on the queue: a fresh Service, between two requests
 _CLOSE = object()
+_WAKE = object()  # on the queue: requests may be waiting in the router's outbox
 
 
 def _over_the_wire(value: Any) -> Any:
@@ -81,16 +66,16 @@ class InProcessClient:
         self.connection_file: str | None = None  # no kernel: nothing for a console to attach
         self.host: str | None = None
         self.owned = True
-        self.stats = _Stats()
+        self.stats = Stats()
+        # The kernel client's router: who supersedes whom, one request of a key at a time.
+        # Every use of it here is under the lock (the kernel client's, on its I/O thread).
+        self._router = Router(self.stats)
         self._service = self._fresh_service()
         self._lock = threading.RLock()  # state changes are emitted under it, so in order
         self._state = State.STARTING
         self._closing = False
         self._restarting = False
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._pending: dict[str, _Pending] = {}  # queued or running, in order
-        self._latest: dict[str, str] = {}  # per key, the id of the request waiting last
-        self._current: dict[str, str] = {}  # the same, kept after its reply (is_current)
         self._running: str | None = None
         self._stop = threading.Event()  # the running request's should_stop
         self._last_source: p.LoadSource | None = None
@@ -123,17 +108,13 @@ class InProcessClient:
             raise TypeError(f"not a request: {request!r}")
         with self._lock:
             if key is not None:
-                self._current[key] = request.id
+                self._router.mark_sent(key, request.id)
             if self._closing or self._state == State.DEAD:
                 reply: p.Reply = p.EngineFailure(request.id, "the engine is not running")
             else:
-                if key is not None:
-                    old = self._latest.get(key)
-                    if old is not None and self._pending.pop(old, None) is not None:
-                        self.stats.dropped_replies += 1
-                    self._latest[key] = request.id
-                self._pending[request.id] = _Pending(request, on_reply, on_event, key)
-                self._queue.put(request.id)
+                self._router.add(Pending(request, on_reply, on_event, key))
+                self._router.queue(request.id, {}, [])
+                self._queue.put(_WAKE)
                 self._refresh_state()
                 return request.id
         self._emit(on_reply, reply)
@@ -141,8 +122,7 @@ class InProcessClient:
 
     def is_current(self, key: str, rid: str) -> bool:
         """Whether ``rid`` is still the latest request sent with ``key`` (its reply wanted)."""
-        with self._lock:
-            return self._current.get(key) == rid
+        return self._router.is_current(key, rid)
 
     def call(self, request: p.Request, timeout: float = 30.0,
              on_event: Callable[[p.Event], None] | None = None) -> p.Reply:
@@ -229,20 +209,18 @@ class InProcessClient:
             return
         if self._state == State.INTERRUPTING and self._running is not None:
             return
-        self._set_state(State.BUSY if self._pending or self._running else State.IDLE)
+        busy = self._router.pending or self._running
+        self._set_state(State.BUSY if busy else State.IDLE)
 
-    def _drop_all(self) -> list[_Pending]:
+    def _drop_all(self) -> list[Pending]:
         """Forget every request (the running one's reply is then dropped); lock held."""
-        dropped = list(self._pending.values())
-        self._pending.clear()
-        self._latest.clear()
-        return dropped
+        return list(self._router.abandon_all().values())
 
     # ------------------------------------------------------------------ the worker thread
 
     def _run(self) -> None:
         with self._lock:
-            self._state = State.IDLE if not self._pending else State.BUSY
+            self._state = State.IDLE if not self._router.pending else State.BUSY
             self._emit(self.on_state, self._state)
         while True:
             item = self._queue.get()
@@ -251,28 +229,41 @@ class InProcessClient:
             if item is _RESTART:
                 self._do_restart()
                 continue
-            with self._lock:
-                pending = self._pending.get(item)
-                if pending is None or self._closing:
-                    continue  # superseded, stopped or cancelled while it waited
-                self._running = item
-                self._stop.clear()
-            reply = self._answer(pending)
-            with self._lock:
-                self._running = None
-                current = self._pending.pop(item, None) is pending
-                if pending.key is not None and self._latest.get(pending.key) == item:
-                    del self._latest[pending.key]
-                if isinstance(pending.request, p.LoadSource) and isinstance(reply, p.Result):
-                    self._last_source = pending.request
-                if not current:
-                    self.stats.dropped_replies += 1
-            if current:
-                self._emit(pending.on_reply, reply)
-            with self._lock:
-                self._refresh_state()
+            self._run_ready()
 
-    def _answer(self, pending: _Pending) -> p.Reply:
+    def _run_ready(self) -> None:
+        """Run what the router lets go, in order, until its outbox holds nothing that may."""
+        while True:
+            with self._lock:
+                ready = [] if self._closing else self._router.take_outbox()
+            if not ready:
+                return
+            for rid, _, _ in ready:
+                self._run_one(rid)
+
+    def _run_one(self, rid: str) -> None:
+        with self._lock:
+            pending = self._router.pending.get(rid)
+            if pending is None or self._closing:
+                self._router.settled(rid)  # superseded or stopped after the outbox let it go
+                return
+            self._running = rid
+            self._stop.clear()
+        reply = self._answer(pending)
+        with self._lock:
+            self._running = None
+            wanted = self._router.take(rid)  # None: superseded or stopped, its reply dropped
+            if wanted is not None:
+                self._router.answered(wanted)
+            self._router.settled(rid)
+            if isinstance(pending.request, p.LoadSource) and isinstance(reply, p.Result):
+                self._last_source = pending.request
+        if wanted is not None:
+            self._emit(wanted.on_reply, reply)
+        with self._lock:
+            self._refresh_state()
+
+    def _answer(self, pending: Pending) -> p.Reply:
         """The service's reply to ``pending``, its output sent as ``Output`` events."""
         rid = pending.request.id
         send = self._on_event
@@ -300,7 +291,7 @@ class InProcessClient:
             self._emit(self.on_output, event)  # a thread's, not the request's: the console's
             return
         with self._lock:
-            pending = self._pending.get(rid)
+            pending = self._router.pending.get(rid)
         if pending is None:
             return
         if pending.on_event is not None:
@@ -320,7 +311,7 @@ class InProcessClient:
             self._emit(self.on_notice, Notice(NoticeKind.RESTARTED, fresh or "engine restarted"))
             return
         reload = p.LoadSource(source=source.source, filename=source.filename)
-        reply = self._answer(_Pending(reload, None, None, None))
+        reply = self._answer(Pending(reload, None, None, None))
         if isinstance(reply, p.Result):
             self._emit(self.on_notice, Notice(NoticeKind.RESTARTED,
                                               "engine restarted, definitions reloaded",
@@ -333,5 +324,10 @@ class InProcessClient:
         with self._lock:
             self._refresh_state()
 
+
+if TYPE_CHECKING:  # mypy: it is an engine client as the window's bridge uses one
+    from workbench.api.contract.protocol import EngineClientProtocol
+
+    _CHECK: type[EngineClientProtocol] = InProcessClient
 
 __all__ = ["InProcessClient"]

@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 from workbench.api import messages as p
 
 if TYPE_CHECKING:  # jupyter_client and zmq load in start(), after the window's first frame
-    from workbench.client.engine_client import EngineClient
+    from workbench.api.contract.protocol import EngineClientProtocol
     from workbench.client.server_kernel import ConsoleLink
 
 ReplyHandler = Callable[[p.Reply], None]
@@ -25,7 +25,8 @@ EventHandler = Callable[[p.Event], None]
 
 
 class EngineBridge(QObject):
-    """Owns one EngineClient; requests take callbacks that run on the GUI thread."""
+    """Owns one engine client (an ``EngineClient``, or what the tests pass: any
+    ``EngineClientProtocol``); requests take callbacks that run on the GUI thread."""
 
     sig_state_changed = Signal(str)
     """The lifecycle state changed: starting, idle, busy, interrupting, restarting, dead."""
@@ -38,7 +39,7 @@ class EngineBridge(QObject):
     _sig_call = Signal(object, object)
 
     def __init__(self, parent: QObject | None = None, *,
-                 client_factory: Callable[..., EngineClient] | None = None,
+                 client_factory: Callable[..., EngineClientProtocol] | None = None,
                  **client_options: Any):
         """``client_options`` go to ``EngineClient``; ``connection_file`` (and ``ssh``) attach
         to a kernel started elsewhere instead of starting one. ``client_factory`` builds
@@ -54,7 +55,7 @@ class EngineBridge(QObject):
             from workbench.client.attach import host_label
 
             self.host = host_label(connection_file, client_options.get("ssh"))
-        self._client: EngineClient | None = None
+        self._client: EngineClientProtocol | None = None
         self._closed = False  # for good: a late request never starts another engine
         self._state = "starting"
         self._sig_call.connect(self._on_call, Qt.ConnectionType.QueuedConnection)
@@ -88,7 +89,7 @@ class EngineBridge(QObject):
         return self._state
 
     @property
-    def client(self) -> EngineClient | None:
+    def client(self) -> EngineClientProtocol | None:
         return self._client
 
     @property
