@@ -322,3 +322,43 @@ def test_an_edit_run_while_steps_above_run_ends_them_and_nothing_waits_for_ever(
     with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
         window.lessons.go_to(2)  # runs at once: nothing is left waiting
     assert "radius" not in window.lessons.message()
+
+
+CALLS = """\
+# %%
+import jax
+import jax.numpy as jnp
+
+def loss(x):
+    return jnp.sum(jnp.tanh(x) ** 2)
+
+def other(a, b):
+    return a + b
+
+# %%
+x = jnp.ones((10, 15, 3))
+print(loss(x))
+
+# %%
+dloss = jax.grad(loss)
+g = dloss(x[0])
+"""
+
+
+def test_a_step_traces_what_it_calls_at_the_arguments_it_passed(qtbot, make_window, tmp_path):
+    """Not a guess from the definitions (the first function, at f32[1000]): the step's
+    last call of a lesson function, at the shapes its arguments have in the namespace."""
+    window = _open_trusted(qtbot, make_window, tmp_path, "calls.py", CALLS)
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        window.lessons.go_to(1)
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        window.lessons.go_to(2)
+    qtbot.waitUntil(lambda: (trace := window.jaxpr.trace()) is not None
+                    and trace.function == "loss" and trace.args == ("f32[10,15,3]",),
+                    timeout=ENGINE_MS)
+    assert window.controls.function() == "loss" and window.controls.args() == "f32[10,15,3]"
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        window.lessons.go_to(3)
+    qtbot.waitUntil(lambda: (trace := window.jaxpr.trace()) is not None
+                    and trace.function == "dloss" and trace.args == ("f32[15,3]",),
+                    timeout=ENGINE_MS)

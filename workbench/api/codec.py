@@ -48,6 +48,7 @@ WIRE_TYPES: tuple[type, ...] = (
     m.Output,
     # results
     m.Pong, m.Functions, errors.Explanation, functions.FunctionInfo, functions.ParamInfo,
+    functions.CalledWith,
     functions.SyntaxProblem, jaxpr.TraceResult, jaxpr.JaxprNode, jaxpr.Eqn, jaxpr.Var,
     jaxpr.SubJaxpr, jaxpr.JaxprStats, jaxpr.LoweringResult, jaxpr.CostEstimate,
     jaxpr.MemoryStats, devices.DeviceReport, devices.DeviceInfo, devices.DevicesQuiet,

@@ -41,6 +41,19 @@ class FunctionInfo:
 
 
 @dataclass(frozen=True)
+class CalledWith:
+    """The last call a lesson step makes of a function the lesson defined: what the step's
+    trace shows, at the arguments the notebook passed (``args``, a spec: ``f32[1000,150]``)."""
+
+    name: str
+    args: str
+    line: int
+    """The call's line in the step's code."""
+    function: FunctionInfo
+    """The function called (defined in this step or an earlier one), for the chooser."""
+
+
+@dataclass(frozen=True)
 class SyntaxProblem:
     """A syntax error as data: where it is and what Python said."""
 

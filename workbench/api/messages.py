@@ -22,7 +22,7 @@ from workbench.api.choices import Dataset, DemoInit, HloKind, Init, Mode, Transf
 from workbench.api.curves import Curves, PointDerivatives, PointValues
 from workbench.api.devices import DeviceReport, DevicesQuiet
 from workbench.api.errors import Explanation
-from workbench.api.functions import FunctionInfo
+from workbench.api.functions import CalledWith, FunctionInfo
 from workbench.api.jaxpr import LoweringResult, TraceResult
 from workbench.api.kmeans import KMeansDemo
 from workbench.api.printed import Printed
@@ -275,6 +275,8 @@ class Functions:
     outputs: tuple[CellOutput, ...] = ()
     """A cell's outputs in order (``LoadSource(cell=True)``); its printed text among them."""
     outputs_dropped: int = 0
+    call: CalledWith | None = None
+    """A cell's last call of a lesson function, at the arguments it passed (None: none)."""
 
 
 ResultValue = (

@@ -163,6 +163,7 @@ def _load(service: Service, request: p.LoadSource, context: Context) -> p.Functi
 def _load_cell(service: Service, request: p.LoadSource, context: Context) -> p.Functions:
     """A lesson step run as a notebook cell (``workbench.engine.cells``)."""
     from workbench.engine import cells
+    from workbench.engine.cells.calls import last_call
     from workbench.engine.source import list_functions
 
     if service.namespace is None:
@@ -174,7 +175,8 @@ def _load_cell(service: Service, request: p.LoadSource, context: Context) -> p.F
     with capture.capturing(tee=True):
         run = cells.run_cell(shell, request.source, request.filename, namespace, capture,
                              forward=service.in_kernel)
-    bound = cells.bound_names(shell.transform_cell(request.source))
+    transformed = shell.transform_cell(request.source)
+    bound = cells.bound_names(transformed)
     if run.error is not None:
         # Explained first: a step's own names are not the cause of its own error.
         explanation = cells.explain_cell_error(run.error, request.filename, service.unbound)
@@ -191,8 +193,9 @@ def _load_cell(service: Service, request: p.LoadSource, context: Context) -> p.F
     reply = None
     if trace is not None and any(f.name == trace.name for f in functions):
         reply = service.handle(trace, Context(trace.id, context.emit, context.should_stop))
+    call = last_call(transformed, namespace, service.user_files)
     return p.Functions(request.filename, functions, reply, capture.result(), tuple(run.outputs),
-                       run.dropped)
+                       run.dropped, call)
 
 
 def _step_number(filename: str) -> int:

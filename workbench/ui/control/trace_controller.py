@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from workbench.api import messages as p
 from workbench.api.choices import HloKind
 from workbench.api.devices import DeviceReport
+from workbench.api.functions import FunctionInfo
 from workbench.api.jaxpr import LoweringResult, TraceResult
 from workbench.ui.control.requests import EngineRequests
 from workbench.ui.control.session import Call, Session
@@ -70,6 +71,8 @@ class TraceController(QObject):
         self.held = False
         """Paused until Run or ``release_hold``: an edit does not resume live mode."""
         self.keep_names = False
+        # The next load is a lesson step's: the call it makes, if any, chooses the function.
+        self.follow_call = False
         """Sources keep the names earlier ones defined and run as notebook cells (a lesson's
         steps)."""
         self._run_when_ready = False
@@ -167,8 +170,8 @@ class TraceController(QObject):
             self._fail(reply)
             self.sig_loaded.emit(reply)
             return
-        self.controls.set_functions(loaded.functions)
-        self.session.set_functions(loaded.functions, loaded.printed,
+        functions = self._follow(loaded)
+        self.session.set_functions(functions, loaded.printed,
                                    source=(load.filename, load.source))
         call = self._sync_call()
         if call is None:
@@ -178,6 +181,25 @@ class TraceController(QObject):
         else:
             self.trace()
         self.sig_loaded.emit(reply)
+
+    def _follow(self, loaded: p.Functions) -> tuple[FunctionInfo, ...]:
+        """The functions to list; a lesson step shown (``follow_call``) that calls one of the
+        lesson's functions chooses it, at the arguments it passed: its trace is what the
+        notebook calls, not a guess from its definitions."""
+        functions, called = loaded.functions, loaded.call
+        follow, self.follow_call = self.follow_call, False
+        if not follow or called is None:
+            self.controls.set_functions(functions)
+            return functions
+        if all(f.name != called.name for f in functions):
+            functions = (*functions, called.function)
+        self.controls.blockSignals(True)  # one trace below, of the call
+        try:
+            self.controls.set_functions(functions, prefer=called.name)
+            self.controls.select(called.name, called.args, ())
+        finally:
+            self.controls.blockSignals(False)
+        return functions
 
     def _on_traced(self, reply: p.Reply, call: Call) -> None:
         if call.function != self.controls.function():

@@ -24,10 +24,8 @@ written back in the lesson's own format by Save lesson; a failed write keeps the
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QStatusBar, QWidget
@@ -37,7 +35,6 @@ from workbench.api.cells import CellOutput
 from workbench.api.state import Notice, NoticeKind
 from workbench.lessons import (
     CallDirective,
-    KMeansDirective,
     Lesson,
     LessonError,
     PlotDirective,
@@ -47,7 +44,7 @@ from workbench.lessons import (
     read_lesson,
     write_lesson,
 )
-from workbench.lessons.plan import curve_requests, judge, kmeans_request, time_request
+from workbench.lessons.plan import judge
 from workbench.lessons.progress import missing_name_note, not_run_note, steps_text, unrun_above
 from workbench.ui.control.trace_controller import TraceController
 from workbench.ui.editor.call_controls import CallControls
@@ -57,16 +54,10 @@ from workbench.ui.lesson.lesson_links import LessonLinks
 from workbench.ui.lesson.lesson_panel import LessonPanel
 from workbench.ui.lesson.lesson_trust import LessonTrust
 from workbench.ui.lesson.step_chain import StepChain
+from workbench.ui.lesson.step_panels import LessonPanels, apply_directive
 from workbench.ui.panels.jaxpr_panel import JaxprPanel
 from workbench.ui.storage.document import DocumentController
 from workbench.ui.storage.settings import Settings
-
-if TYPE_CHECKING:  # the panels load pyqtgraph: built after the window's first paint
-    from workbench.ui.panels.graph_panel import GraphPanel
-    from workbench.ui.panels.kmeans_panel import KMeansPanel
-    from workbench.ui.panels.plot_panel import FunctionPlotPanel
-    from workbench.ui.panels.timing_panel import TimingPanel
-
 
 
 class LessonHost(Protocol):
@@ -79,15 +70,6 @@ class LessonHost(Protocol):
     def setWindowTitle(self, title: str) -> None: ...  # noqa: N802 (Qt's name)
     def windowTitle(self) -> str: ...  # noqa: N802 (Qt's name)
 
-
-@dataclass(frozen=True)
-class LessonPanels:
-    """The panels a directive fills (built on first use)."""
-
-    plot: FunctionPlotPanel
-    timing: TimingPanel
-    kmeans: KMeansPanel
-    graph: GraphPanel
 
 NOT_RUN = ("not run: you chose not to run this lesson's code. Its code is in the editor: "
            "press Run to run it anyway, or open the lesson again to be asked again")
@@ -494,8 +476,9 @@ class LessonController(QObject):
                 # A sweep's spec names a size (f32[N]): the editor's call keeps its own spec.
                 controls.select(directive.function,
                                 None if directive.sweep else directive.args, ())
-            else:  # the step's own functions decide, not one asked for before it
+            else:  # what the step calls decides, else its own functions: nothing before it
                 controls.forget_wanted()
+            self.tracer.follow_call = directive is None
         finally:
             controls.blockSignals(False)
         # The step's panel comes forward; a step about its code shows its output in the
@@ -536,18 +519,8 @@ class LessonController(QObject):
             self._on_succeeded()  # its code ran: a trace with guessed arguments is no verdict
         if number is None:
             return  # Run pressed or an edit: judged again, its directive not re-applied
-        if isinstance(directive, CallDirective) and (directive.verb == "values"
-                                                     or directive.select):
-            # The Graph looks where the step's text points (its outputs, unless it names).
-            self.host.lesson_panels().graph.select_names(directive.select or ("outputs",))
-        if isinstance(directive, PlotDirective | TimeDirective | KMeansDirective):
-            panels = self.host.lesson_panels()
-            if isinstance(directive, PlotDirective):
-                panels.plot.when_shown("lesson", partial(self._apply_plot, panels, directive))
-            elif isinstance(directive, TimeDirective):
-                panels.timing.when_shown("lesson", partial(self._apply_time, panels, directive))
-            else:
-                panels.kmeans.run_requested(kmeans_request(directive))
+        if directive is not None:
+            apply_directive(self.host.lesson_panels, directive, self._add_note)
 
     def _show_outputs(self, reply: p.Reply, number: int) -> None:
         """What step ``number`` showed when it ran (also after a live edit)."""
@@ -561,19 +534,6 @@ class LessonController(QObject):
         self.sig_outputs.emit(self._outputs.get(number, ((), 0))[0])
         if self.current == number:
             self.panel.outputs.show_outputs(*self._outputs.get(number, ((), 0)))
-
-    def _apply_plot(self, panels: LessonPanels, d: PlotDirective) -> None:
-        panels.plot.show_requested(curve_requests(d))
-        if d.at is not None:
-            panels.plot.set_crosshair(d.at)
-        if d.wrt:
-            self._add_note(f"the Plot panel varies the first argument: --wrt {d.wrt} is "
-                           "for the workbench plot command")
-
-    def _apply_time(self, panels: LessonPanels, d: TimeDirective) -> None:
-        note = panels.timing.measure_requested(time_request(d))
-        if note:
-            self._add_note(note)
 
     # ------------------------------------------------------------------ outcomes
 

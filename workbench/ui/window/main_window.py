@@ -25,8 +25,9 @@ from workbench.ui.control.session import Session
 from workbench.ui.control.trace_controller import LIVE_DELAY_MS, TraceController
 from workbench.ui.editor.call_controls import CallControls
 from workbench.ui.editor.editor import CodeEditor
-from workbench.ui.lesson.lesson_controller import LessonController, LessonPanels
+from workbench.ui.lesson.lesson_controller import LessonController
 from workbench.ui.lesson.lesson_panel import LessonPanel
+from workbench.ui.lesson.step_panels import LessonPanels
 from workbench.ui.panels.console import ConsolePanel
 from workbench.ui.panels.jaxpr_panel import JaxprPanel
 from workbench.ui.storage.autosave import Autosave
