@@ -128,4 +128,46 @@ def test_presentation_off_gives_the_editor_its_ten_lines_back(qtbot, make_window
     window.set_presentation(False)
     assert window.editor.minimumHeight() == editor_minimum_height(window.editor, 10)
     assert window.panel_focus.focused is None
-    assert not window.jaxpr.equation.isHidden()
+    # Judged once the window has laid out again (the panel's new height): the tree has its
+    # five rows back (the whole-equation pane shows where a sixth row's room is left).
+    qtbot.waitUntil(lambda: window.jaxpr.tree_rows() >= 5)
+    assert window.jaxpr.folded_note.isHidden()
+
+
+PRINTING = """\
+# %%
+import jax.numpy as jnp
+
+def selu(x, alpha=1.67, lmbda=1.05):
+    return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)
+
+for i in range(8):
+    print("line", i, "of what the step printed")
+selu(jnp.ones(1000))
+"""
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_step_that_printed_leaves_the_tree_its_five_rows(qtbot, make_window, tmp_path, size):
+    """Before, the printed text took the jaxpr column and the tree kept one row (1024x768,
+    presentation mode). The printed text folds first (the console has it), then the whole-
+    equation pane; where even five rows do not fit, one line says what is there."""
+    lesson = tmp_path / "printing.py"
+    lesson.write_text(PRINTING)
+    window = make_window()
+    window.resize(*size)
+    window.set_presentation(True)
+    window.trust_lesson(lesson)
+    assert window.open_lesson(lesson)
+    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    window.lessons.go_to(1)
+    qtbot.waitUntil(lambda: (t := window.jaxpr.trace()) is not None and t.function == "selu",
+                    timeout=ENGINE_MS)
+    _fits_the_screen(qtbot, window, size)
+    jaxpr = window.jaxpr
+    qtbot.waitUntil(lambda: jaxpr.tree_rows() >= 5 or not jaxpr.folded_note.isHidden())
+    if jaxpr.folded_note.isHidden():
+        assert jaxpr.tree_rows() >= 5
+    else:  # too short for five rows: a readable line, not a tree of one row
+        assert jaxpr.tabs.isHidden()
+        assert jaxpr.folded_note.text().startswith("selu(f32[1000]): ")

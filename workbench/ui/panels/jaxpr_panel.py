@@ -13,7 +13,16 @@ from __future__ import annotations
 import math
 import re
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QRegularExpression, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QObject,
+    QRegularExpression,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -36,6 +45,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QSizePolicy,
     QTabWidget,
     QTextEdit,
     QTreeView,
@@ -93,6 +103,7 @@ def _mono() -> QFont:
 
 PRINTED_LINES = 6  # the output box grows to this many lines, then scrolls
 EQUATION_LINES = 3  # the full-equation pane grows to this many lines, then scrolls
+TREE_MIN_ROWS = 5  # the tree never shows fewer: the printed text, then the equation fold
 STATS_LINES = 2  # the equation counts under a tree: the rest is in the tooltip
 MIN_EQUATION_CHARS = 16  # the Equation column keeps this many characters before others hide
 GIVE_WAY = (COL_OUTPUT, COL_PRIMITIVE, COL_LINE)  # the columns that hide first, in turn
@@ -238,6 +249,10 @@ class PrintedBox(QWidget):
         self.folded = on
         self.setVisible(self._printed and not on)
 
+    def needs(self) -> int:
+        """The height it takes when shown (0 with nothing printed)."""
+        return self.sizeHint().height() if self._printed else 0
+
     def set_text_font(self, font: QFont) -> None:
         self.text.setFont(font)
         self._fit()
@@ -362,12 +377,23 @@ class JaxprPanel(QWidget):
                                           LOADING_TIP)
         self.printed_tracing = PrintedBox("printedTracing", "printed while tracing",
                                           TRACING_TIP)
+        self.folded_note = QLabel("")
+        self.folded_note.setObjectName("jaxprFolded")
+        self.folded_note.setWordWrap(True)
+        self.folded_note.setMinimumWidth(1)  # it wraps: never what widens the window
+        self.folded_note.setSizePolicy(QSizePolicy.Policy.Ignored,
+                                       QSizePolicy.Policy.Preferred)
+        self.folded_note.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stale_banner)
+        layout.addWidget(self.folded_note)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.printed_loading)
         layout.addWidget(self.printed_tracing)
+        self._compact = False
+        self._fixed = 0
+        self._fit_room()
 
     # ------------------------------------------------------------------ content
 
@@ -387,6 +413,7 @@ class JaxprPanel(QWidget):
         by = ", ".join(f"{k} {v}" for k, v in list(result.stats.by_primitive.items())[:12])
         self.stats_label.set_max_lines(STATS_LINES)  # beside a tree: the tree's room first
         self.stats_label.setText(f"{result.stats.eqns} equations at all depths: {by}")
+        self._fit_room()
         if self.filter_edit.text():
             self.tree.expandAll()
         self._hlo_stale = True
@@ -401,6 +428,7 @@ class JaxprPanel(QWidget):
         for view in (self.tree, self.equation, self.text, self.hlo, self.stats_label,
                      self.printed_loading, self.printed_tracing):
             view.setEnabled(not stale)
+        self._fit_room()
 
     def set_code_font(self, font: QFont) -> None:
         """The monospace font of the tree, the equation pane, the texts and the printed
@@ -410,13 +438,64 @@ class JaxprPanel(QWidget):
         for box in (self.printed_loading, self.printed_tracing):
             box.set_text_font(font)
         self._fit_columns()
+        self._fit_room()
 
     def set_compact(self, on: bool) -> None:
         """A panel below has the screen (a projector): the tree keeps its rows, the whole-
         equation pane and the printed text (the console has it too) fold away."""
-        self.equation.setVisible(not on)
+        self._compact = on
+        if on:
+            self._fit_room()
+            return
+        # The room comes once the window has laid out again: shown now, judged then.
+        self.equation.setVisible(True)
         for box in (self.printed_loading, self.printed_tracing):
-            box.set_folded(on)
+            box.set_folded(False)
+        QTimer.singleShot(0, self._fit_room)
+
+    def tree_rows(self) -> float:
+        """How many rows the tree's viewport shows (for tests and the room policy)."""
+        return self.tree.viewport().height() / self._row_height()
+
+    def _row_height(self) -> int:
+        found = self.tree.sizeHintForRow(0) if self.proxy.rowCount() else -1
+        return max(found, self.tree.fontMetrics().lineSpacing() + 4)
+
+    def _fit_room(self) -> None:
+        """Whatever the dock's height (a projector at 1024x768, a step that printed), the tree
+        keeps ``TREE_MIN_ROWS`` rows where the panel has them: the printed text folds first
+        (the console has it), then the whole-equation pane; each comes back when the room
+        does. (Not a minimum height: the docks beside it keep theirs.)"""
+        header = self.tree.header().sizeHint().height() if not self.tree.isHeaderHidden() else 0
+        tree_least = header + TREE_MIN_ROWS * self._row_height() + 2 * self.tree.frameWidth()
+        boxes = (self.printed_loading, self.printed_tracing)
+        if self.tabs.isHidden():
+            fixed = self._fixed  # what the tabs' page took besides the tree, when last shown
+        else:  # measured: the layout has placed everything for this height already
+            fixed = (self.height() - self.tree.height() - sum(
+                w.height() for w in (self.equation, *boxes) if w.isVisibleTo(self)))
+            self._fixed = fixed
+        equation = self.equation.minimumHeight()
+        room = self.height() - fixed - tree_least
+        fold_printed = self._compact or room < equation + sum(b.needs() for b in boxes)
+        for box in boxes:
+            box.set_folded(fold_printed)
+        self.equation.setVisible(not self._compact and room >= equation)
+        # Even then too short for the rows (another panel has the screen): a line that says
+        # what is there, never a tree of one row.
+        folded = room < 0
+        self.tabs.setVisible(not folded)
+        self.folded_note.setVisible(folded)
+        if folded:
+            trace = self._trace
+            shown = (f"{describe_call(trace)}: {trace.stats.eqns} equations" if trace is not None
+                     else self.stats_label.text().split("\n")[0] or "no jaxpr")
+            self.folded_note.setText(f"{shown} (the tree shows when this panel has room for "
+                                     f"{TREE_MIN_ROWS} rows)")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._fit_room()
 
     def is_stale(self) -> bool:
         return not self.stale_banner.isHidden()
