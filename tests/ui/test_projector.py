@@ -171,3 +171,31 @@ def test_a_step_that_printed_leaves_the_tree_its_five_rows(qtbot, make_window, t
     else:  # too short for five rows: a readable line, not a tree of one row
         assert jaxpr.tabs.isHidden()
         assert jaxpr.folded_note.text().startswith("selu(f32[1000]): ")
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_plot_opened_from_its_tab_has_its_axes(qtbot, make_window, tmp_path, size):
+    """Not through a step's directive: the teacher clicks the Plot tab. Before, the dock kept
+    the console's height there and the plot lost its x axis at 1024x768."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QTabBar
+
+    lesson = tmp_path / "printing.py"
+    lesson.write_text(PRINTING)
+    window = make_window()
+    window.resize(*size)
+    window.set_presentation(True)
+    window.trust_lesson(lesson)
+    assert window.open_lesson(lesson)
+    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
+    window.lessons.go_to(1)
+    qtbot.waitUntil(lambda: window.jaxpr.trace() is not None, timeout=ENGINE_MS)
+    _fits_the_screen(qtbot, window, size)
+    bar = next(b for b in window.findChildren(QTabBar)
+               if any(b.tabText(i) == "Plot" for i in range(b.count())))
+    tab = next(i for i in range(bar.count()) if bar.tabText(i) == "Plot")
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(tab).center())
+    plot = window.plot_panel
+    qtbot.waitUntil(lambda: plot.last_curves("selu") is not None, timeout=ENGINE_MS)
+    _shown_whole(qtbot, window, plot.plot, 0)
+    assert plot.plot.height() >= 220

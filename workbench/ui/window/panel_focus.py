@@ -9,7 +9,7 @@ with Reset layout, presentation mode off, or the console tab.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QPlainTextEdit
 
@@ -71,6 +71,14 @@ class PanelFocus(QObject):
     def _on_tab(self, dock: QDockWidget, shown: bool) -> None:
         if shown and self.presenting.isChecked() and self.focused is not dock:
             self.focus(dock)
+            # Its tab was clicked: the dock shows as the tab bar switches, and a resize asked
+            # for now is lost (the Plot kept the height it had, its x axis cut off at
+            # 1024x768). Asked again once the switch is done.
+            QTimer.singleShot(0, lambda: self._refocus(dock))
+
+    def _refocus(self, dock: QDockWidget) -> None:
+        if self.focused is dock and dock.isVisible():
+            self.window.resizeDocks([dock], [self.window.height()], Qt.Orientation.Vertical)
 
     def _on_console(self, shown: bool) -> None:
         if shown and self.focused is not None:
