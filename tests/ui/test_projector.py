@@ -8,7 +8,8 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from PySide6.QtCore import QPoint, QRect, QSize
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.exceptions import TimeoutError as WaitTimedOut
 
 from tests.ui.projector import clipped
@@ -199,3 +200,32 @@ def test_the_plot_opened_from_its_tab_has_its_axes(qtbot, make_window, tmp_path,
     qtbot.waitUntil(lambda: plot.last_curves("selu") is not None, timeout=ENGINE_MS)
     _shown_whole(qtbot, window, plot.plot, 0)
     assert plot.plot.height() >= 220
+
+
+def test_a_saved_layout_too_small_to_read_is_repaired_on_start(qtbot, make_window):
+    """A panel dragged down to its 90 px stayed so at the next start (on a projector) until
+    View > Reset layout. Now the start lays it out afresh, and says so; a layout that can be
+    read is kept as it was saved."""
+    first = make_window()
+    first.resize(1024, 768)
+    qtbot.waitExposed(first)
+    dock = first.panel_docks[0]  # the tab in front below the editor (no console here)
+    assert dock.isVisible()
+    # Once the panels are built after the first paint (building one arranges the docks).
+    qtbot.waitUntil(lambda: first.plot_panel is not None and dock.height() > 150)
+    first.resizeDocks([dock], [dock.minimumSizeHint().height()], Qt.Orientation.Vertical)
+    qtbot.waitUntil(lambda: dock.height() < 120)
+    first.close()  # the layout is saved as it is
+    second = make_window()
+    again = second.panel_docks[0]
+    qtbot.waitUntil(lambda: second.plot_panel is not None and again.height() >= 140)
+    assert second.statusBar().currentMessage() == (
+        "the saved layout had a panel too small to read: laid out afresh")
+    tall = again.height()
+    second.close()  # a layout a class can read: the next start keeps it
+    third = make_window()
+    kept = third.panel_docks[0]
+    qtbot.waitUntil(lambda: third.plot_panel is not None and abs(kept.height() - tall) <= 2)
+    QApplication.processEvents()  # the check is a queued call: it has run, and kept it
+    assert abs(kept.height() - tall) <= 2
+    assert third.statusBar().currentMessage() == ""

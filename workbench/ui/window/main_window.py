@@ -119,8 +119,7 @@ class MainWindow(QMainWindow):
         geometry = self.settings.geometry
         if geometry is None or not self.restoreGeometry(geometry):
             first_size(self)
-        state = self.settings.dock_state
-        self._first_start = state is None or not self.restoreState(state)
+        self._first_start = not self.docks.restore(self.settings.dock_state, self.reset_layout)
         if self._first_start:
             self.reset_layout()
         self.lesson_dock.hide()  # until a lesson is open, whatever the saved layout says
@@ -221,6 +220,7 @@ class MainWindow(QMainWindow):
         if self._first_start and not arranged:  # the split asked for before the first frame
             self.reset_layout()  # now it can hold
         self.panels.start()
+        self.docks.repair_if_cramped()  # a saved layout, now that it is shown
         self.sig_panels_built.emit()
 
     def build_panels(self) -> None:

@@ -9,9 +9,19 @@ panel a lesson step is about gets half the height, and on a projector most of it
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from collections.abc import Callable
+
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDockWidget, QFrame, QLabel, QMainWindow, QScrollArea, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFrame,
+    QLabel,
+    QMainWindow,
+    QScrollArea,
+    QWidget,
+)
 
 PANEL_DOCKS = (("Plot", "plotDock"), ("Timing", "timingDock"), ("K-means", "kmeansDock"),
                ("Graph", "graphDock"))
@@ -20,6 +30,7 @@ BOTTOM_SHARE = 0.36  # of the height, for the console and panel tabs at the defa
 LESSON_SHARE = 0.26  # of the width, for the lesson beside the editor (0.32 presenting)
 LESSON_SHARE_MAX = 0.6  # of the window's width, the most a step's figure widens the lesson
 LESSON_PANEL_SHARE = 0.5  # of the height, for the panel a lesson step brings to the front
+READABLE_DOCK_PX = 140  # a dock in view smaller than this (or six lines) is not read
 
 
 class DockLayout:
@@ -29,6 +40,7 @@ class DockLayout:
                  console_on: bool):
         self.window = window
         self.console_on = console_on
+        self._repair: Callable[[], None] | None = None  # a restored layout, not yet judged
         self.console_dock = self._dock("Console", "consoleDock", console)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.console_dock)
         if not console_on:
@@ -50,6 +62,42 @@ class DockLayout:
         dock.setObjectName(name)
         dock.setWidget(widget)
         return dock
+
+    def restore(self, state: QByteArray | None, reset: Callable[[], None]) -> bool:
+        """The saved layout, if there is one that Qt takes; once the window is shown, one
+        that would show a dock too small to read (a panel dragged down to 90 px, on a
+        projector) is laid out afresh with ``reset``, and the status bar says so."""
+        if state is None or not self.window.restoreState(state):
+            return False
+        self._repair = reset  # once the window is shown: repair_if_cramped
+        return True
+
+    def cramped(self) -> list[str]:
+        """The docks in view smaller than a class can read, by object name."""
+        least = max(READABLE_DOCK_PX, 6 * self.window.fontMetrics().lineSpacing())
+        found = []
+        for dock in (self.console_dock, *self.panel_docks, self.lesson_dock):
+            if not dock.isVisible() or dock.isFloating():
+                continue
+            area = self.window.dockWidgetArea(dock)
+            side = area in (Qt.DockWidgetArea.LeftDockWidgetArea,
+                            Qt.DockWidgetArea.RightDockWidgetArea)
+            if (dock.width() if side else dock.height()) < least:
+                found.append(dock.objectName())
+        return found
+
+    def repair_if_cramped(self) -> None:
+        """After the first frame (once): a restored layout too small to read, laid out
+        afresh."""
+        reset, self._repair = self._repair, None
+        if reset is None or not self.window.isVisible():
+            return
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # measured as shown
+        if not self.cramped():
+            return
+        reset()
+        self.window.statusBar().showMessage(
+            "the saved layout had a panel too small to read: laid out afresh", 8000)
 
     def install_panel(self, dock: QDockWidget, panel: QWidget) -> None:
         """The panel in its dock, in a scroll area: it keeps its usable minimum size (the
