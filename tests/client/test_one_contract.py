@@ -72,3 +72,32 @@ def test_stop_answers_every_pending_request_cancelled(client):
     wait_until(lambda: len(replies) == 2 and client.state == State.IDLE, 30, "both answered")
     assert all(isinstance(r, p.Cancelled) for r in replies), replies
     assert isinstance(client.call(p.Ping(), 30), p.Result)
+
+
+def test_a_restart_after_a_lesson_step_reloads_nothing_and_says_so():
+    """As Jupyter runs nothing after its Restart: the step's code alone would fail on the names
+    the steps above define, and once said so as "the editor source could not be loaded
+    again: line 3: a name is used that is not defined", a banner that stayed on every step."""
+    from workbench.api.contract.protocol import CELLS_NOT_RELOADED
+    from workbench.api.state import NoticeKind
+
+    for make in (InProcessClient, EngineClient):
+        notices: list = []
+        client = make(on_notice=notices.append)
+        try:
+            wait_until(lambda c=client: c.state == State.IDLE, 90, "the engine to start")
+            first = p.LoadSource(source="base = 40\n", filename="nb.ipynb, step 1", cell=True,
+                                 keep_names=True)
+            second = p.LoadSource(source="total = base + 2\n", filename="nb.ipynb, step 2",
+                                  cell=True, keep_names=True)
+            assert isinstance(client.call(first, 60), p.Result)
+            assert isinstance(client.call(second, 60), p.Result)
+            client.restart()
+            wait_until(lambda n=notices: any(x.kind == NoticeKind.RESTARTED for x in n), 90,
+                       "the restart said")
+            wait_until(lambda c=client: c.state == State.IDLE, 90, "idle again")
+            kinds = [(x.kind, x.message) for x in notices]
+            assert (NoticeKind.RESTARTED, CELLS_NOT_RELOADED) in kinds, kinds
+            assert all(kind != NoticeKind.RELOAD_FAILED for kind, _ in kinds), kinds
+        finally:
+            client.close()

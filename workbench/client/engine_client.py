@@ -49,6 +49,7 @@ import zmq
 
 from workbench.api import codec
 from workbench.api import messages as p
+from workbench.api.contract.protocol import CELLS_NOT_RELOADED, reloads
 from workbench.api.contract.routing import Pending, Stats
 from workbench.api.state import Notice, NoticeKind, State
 from workbench.client import attach
@@ -585,13 +586,16 @@ class EngineClient:
     def _reload(self) -> None:
         """Load the last good editor source again, silently (after a restart or attach)."""
         core, supervisor = self._core, self._supervisor
-        if self._last_source is None:
+        if not reloads(self._last_source):
             notice, supervisor.reload_notice = supervisor.reload_notice, None
             fresh, self._fresh = self._fresh, None
+            if fresh is None and self._last_source is not None:
+                fresh = CELLS_NOT_RELOADED  # a lesson step: nothing runs on its own
             if notice is not None:
                 core.emit(core.on_notice, notice if fresh is None
                           else Notice(notice.kind, fresh, notice.fault))
             return
+        assert self._last_source is not None
         request = p.LoadSource(source=self._last_source.source,
                                filename=self._last_source.filename)
         data, buffers = codec.encode(request)

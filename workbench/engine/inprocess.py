@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.api import codec
 from workbench.api import messages as p
+from workbench.api.contract.protocol import CELLS_NOT_RELOADED, reloads
 from workbench.api.contract.routing import Pending, Router, Stats
 from workbench.api.state import Notice, NoticeKind, State
 from workbench.engine.kernel import DEFAULT_OUTPUT_LIMIT, OutputCapture
@@ -304,8 +305,10 @@ class InProcessClient:
         self._service = self._fresh_service()
         with self._lock:
             self._restarting = False
-            source = self._last_source
+            source = self._last_source if reloads(self._last_source) else None
             fresh, self._fresh = self._fresh, None
+            if fresh is None and self._last_source is not None and source is None:
+                fresh = CELLS_NOT_RELOADED  # a lesson step: nothing runs on its own
             self._set_state(State.IDLE if source is None else State.BUSY)
         if source is None:
             self._emit(self.on_notice, Notice(NoticeKind.RESTARTED, fresh or "engine restarted"))

@@ -16,6 +16,17 @@ from workbench.api import messages as p
 from workbench.api.contract.routing import Stats
 from workbench.api.state import Notice, State
 
+CELLS_NOT_RELOADED = ("engine restarted: the lesson's names are gone, as after Jupyter's "
+                      "Restart (Run steps above runs its steps again)")
+"""Said after a restart when the last source was a lesson step (a notebook cell): it is not
+loaded again on its own, as Jupyter runs nothing after a restart (alone, the step's code
+would fail on the names the steps above it define)."""
+
+
+def reloads(last: p.LoadSource | None) -> bool:
+    """Whether a restart loads ``last`` again: the editor's source, never a lesson step."""
+    return last is not None and not last.cell
+
 
 class EngineClientProtocol(Protocol):
     """Requests in, replies and events out through callbacks; never blocking the caller."""
