@@ -479,3 +479,12 @@ def test_several_nodes_selected_and_shown_inside_their_groups(view, control_flow
     # A new program: the old selection's frames go.
     view.set_graph(small_tree())
     assert view.selected_nodes() == [] and view.selected_node() is None
+
+
+def test_on_a_projector_the_readable_floor_grows_with_the_text(view, grad_mlp):
+    """In presentation mode the labels a fit shows are as much larger as the text around
+    them: before, the floor stayed 9 px on screen, and a class read 7-9 px labels."""
+    view.set_presentation_scale(1.5)
+    view.set_graph(grad_mlp)
+    label_px = view.zoom() * QtGui.QFontMetricsF(view._font).height()
+    assert view.fits_partly() and label_px == pytest.approx(1.5 * READABLE_TEXT_PX)

@@ -253,8 +253,10 @@ class JaxprGraphView(QtWidgets.QWidget):
         return self._partial
 
     def readable_zoom(self) -> float:
-        """The smallest zoom at which node labels can still be read (``READABLE_TEXT_PX``)."""
-        return READABLE_TEXT_PX / QtGui.QFontMetricsF(self._font).height()
+        """The smallest zoom at which node labels can still be read (``READABLE_TEXT_PX``,
+        times the presentation scale)."""
+        # On a projector the floor is larger by the same factor as the text around it.
+        return READABLE_TEXT_PX * self._scale / QtGui.QFontMetricsF(self._font).height()
 
     def show_nodes(self, ids: Sequence[NodeId]) -> None:
         """Select these nodes (equation paths, input or output ids), opening the groups

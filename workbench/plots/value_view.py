@@ -76,6 +76,17 @@ DIVERGING_MAP = "CET-CBD1"
 SEQUENTIAL_MAP = "cividis"
 
 
+
+# A label wraps at spaces only: an equation's header ("l:f32[3] = dot_general[dimension_
+# numbers=...]") ran off a narrow panel. A zero-width space after these lets it wrap there.
+_BREAKS = str.maketrans({c: c + "\u200b" for c in ",[(="})
+
+
+def breakable(text: str) -> str:
+    """``text`` with a place to wrap after each comma, bracket and equals sign."""
+    return text.translate(_BREAKS)
+
+
 class IndexAxis(pg.AxisItem):
     """An axis of whole numbers (indices, iterations, counts): integer ticks in full, never a
     fraction or a "(x0.001)" scale; ``offset`` 0.5 ticks the centres of heatmap cells."""
@@ -278,6 +289,10 @@ class ValueView(QtWidgets.QWidget):
         return w
 
     # -- public API --------------------------------------------------------------------------
+    def title(self) -> str:
+        """The header as given (without the places to wrap it has on screen)."""
+        return self.header.text().replace("\u200b", "")
+
     def show_value(self, title: str, summary: ValueSummary | None, note: str = "") -> None:
         """A variable's header and summary, and the picture the summary alone allows.
 
@@ -286,7 +301,7 @@ class ValueView(QtWidgets.QWidget):
         self._reset_data()
         self._summary = summary
         self._value_note = note
-        self.header.setText(title)
+        self.header.setText(breakable(title))
         self._set_note(note)
         if summary is None:
             self.summary_label.setText("not evaluated")

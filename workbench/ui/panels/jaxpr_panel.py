@@ -488,10 +488,9 @@ class JaxprPanel(QWidget):
         self.folded_note.setVisible(folded)
         if folded:
             trace = self._trace
-            shown = (f"{describe_call(trace)}: {trace.stats.eqns} equations" if trace is not None
+            shown = (f"{trace.function}: {trace.stats.eqns} equations" if trace is not None
                      else self.stats_label.text().split("\n")[0] or "no jaxpr")
-            self.folded_note.setText(f"{shown} (the tree shows when this panel has room for "
-                                     f"{TREE_MIN_ROWS} rows)")
+            self.folded_note.setText(f"{shown} (the tree needs room for {TREE_MIN_ROWS} rows)")
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
