@@ -102,7 +102,8 @@ def _indexed(array: Any, index: ast.expr) -> Spec | None:
         return None
     try:
         key = _literal_index(index)
-        shape = np.broadcast_to(np.empty((), np.int8), whole.shape)[key].shape
+        dims = tuple(d for d in whole.shape if isinstance(d, int))  # spec_of: all sizes
+        shape = np.broadcast_to(np.empty((), np.int8), dims)[key].shape
     except (ValueError, IndexError, TypeError):
         return None
     return ArraySpec(whole.dtype, tuple(int(d) for d in shape))
