@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import re
 import threading
 
 import pytest
@@ -42,6 +43,15 @@ def token(jupyter, monkeypatch):
     monkeypatch.setenv("JUPYTER_TOKEN", jupyter.token)
     monkeypatch.delenv("JUPYTERHUB_API_TOKEN", raising=False)
     return jupyter.token
+
+
+def without_progress(result):
+    """A run's (status, stdout, stderr) without the lines that say what it waited for (a
+    kernel's start, past 2 s: said or not by how busy the machine is)."""
+    code, out, err = result
+    kept = [line for line in err.splitlines(keepends=True)
+            if not re.match(r"workbench \w+: (starting a '|waiting for )", line)]
+    return code, out, "".join(kept)
 
 
 def on_server(capsys, jupyter, kernel_id, *argv):
@@ -110,7 +120,7 @@ def test_a_kernel_gateway_runs_the_commands_too(capsys, prog, tmp_path, monkeypa
         monkeypatch.setenv("JUPYTER_TOKEN", gateway.token)
         argv = ("trace", prog, "selu", "--args", "f32[4]", "--format", "json")
         local, remote = run_cli(capsys, *argv), run_cli(capsys, *argv, "--server", gateway.url)
-        assert local[0] == 0 and remote == local
+        assert local[0] == 0 and without_progress(remote) == local
         assert gateway.kernels() == []  # the command's kernel shut down after it
 
 
@@ -205,7 +215,7 @@ def test_a_jupyterhub_users_server_runs_the_commands(capsys, prog, tmp_path, mon
         argv = ("trace", prog, "selu", "--args", "f32[4]", "--format", "json")
         local = run_cli(capsys, *argv)
         remote = run_cli(capsys, *argv, "--server", ada.url + "lab")  # the browser's URL
-        assert local[0] == 0 and remote == local
+        assert local[0] == 0 and without_progress(remote) == local
         assert ada.kernels() == []
 
 

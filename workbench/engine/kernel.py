@@ -38,7 +38,7 @@ from workbench.api import messages as p
 from workbench.api.limits import MAX_OUTPUT_CHARS
 from workbench.api.printed import truncation_note
 from workbench.api.process_env import malloc_free_bytes, trim_malloc
-from workbench.engine import userthreads
+from workbench.engine import source_info
 from workbench.engine.printed import TextSink, routed
 from workbench.engine.service import Context, Service
 
@@ -521,7 +521,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     shell = app.shell
     assert shell is not None  # initialize() made it
     service = Service(shell.user_ns, in_kernel=True, memory_limit=limit)
-    userthreads.install()  # Stop names the threads the user's code started that still run
+    source_info.install_thread_notes()  # Stop names the threads the user's code started
     shell.user_ns["workbench_service"] = service
     main_thread = threading.get_ident()  # where requests and console cells run
     app.kernel.where_running = partial(service.where_running, main_thread)

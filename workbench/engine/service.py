@@ -22,8 +22,7 @@ from workbench.api import messages as p
 from workbench.engine.errors import UsageError, UserCodeError, explain
 from workbench.engine.printed import PrintedCapture, capture_printed
 from workbench.engine.source import DEFAULT_FILENAME, LoadedSource, load_source
-from workbench.engine.source_info import running_at, stopped_at
-from workbench.engine.userthreads import running_threads_note
+from workbench.engine.source_info import running_at, running_threads_note, stopped_at
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 

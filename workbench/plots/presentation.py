@@ -1,4 +1,5 @@
-"""Presentation zoom: one factor scales fonts, line widths and markers of a plot.
+"""Presentation zoom: one factor scales fonts, line widths and markers of a plot; and text
+that fits a projector's narrow dock (``FittedLabel``, ``breakable``).
 
 Each widget keeps its base sizes and re-applies them times the factor, so calling
 ``set_presentation_scale`` twice never compounds.
@@ -7,7 +8,8 @@ Each widget keeps its base sizes and re-applies them times the factor, so callin
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6 import QtGui
+from PySide6 import QtGui, QtWidgets
+from PySide6.QtCore import Qt
 
 BASE_FONT_PT = 9.0
 BASE_LABEL_PT = 10.0
@@ -83,3 +85,44 @@ def style_plot_item(item: pg.PlotItem, foreground: QtGui.QColor) -> None:
         legend.setLabelTextColor(foreground)
         for _sample, label in legend.items:
             label.setText(label.text, color=foreground.name())
+
+# A label wraps at spaces only: an equation's header ("l:f32[3] = dot_general[dimension_
+# numbers=...]") ran off a narrow panel. A zero-width space after these lets it wrap there.
+_BREAKS = str.maketrans({c: c + "\u200b" for c in ",[(="})
+
+
+def breakable(text: str) -> str:
+    """``text`` with a place to wrap after each comma, bracket and equals sign."""
+    return text.translate(_BREAKS)
+
+
+class FittedLabel(QtWidgets.QLabel):
+    """A value in large type (``set_point_size``) that shrinks to the width it gets rather
+    than widen the view (a projector's dock is narrow)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pt = 0.0
+        self.setMinimumWidth(1)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+    def set_point_size(self, pt: float) -> None:
+        self._pt = pt
+        self._fit()
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt override)
+        super().setText(text)
+        self._fit()
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        f = font(self._pt, bold=True)
+        wide = QtGui.QFontMetricsF(f).horizontalAdvance(self.text())
+        room = max(self.width() - 8.0, 1.0)
+        f.setPointSizeF(max(self._pt * min(1.0, room / max(wide, 1.0)), BASE_FONT_PT))
+        if f != self.font():
+            self.setFont(f)

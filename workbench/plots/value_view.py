@@ -47,6 +47,8 @@ from workbench.plots.palette import OKABE_ITO
 from workbench.plots.presentation import (
     BASE_FONT_PT,
     BASE_LABEL_PT,
+    FittedLabel,
+    breakable,
     font,
     scale_plot_item,
     scheme_colours,
@@ -77,15 +79,6 @@ SEQUENTIAL_MAP = "cividis"
 
 
 
-# A label wraps at spaces only: an equation's header ("l:f32[3] = dot_general[dimension_
-# numbers=...]") ran off a narrow panel. A zero-width space after these lets it wrap there.
-_BREAKS = str.maketrans({c: c + "\u200b" for c in ",[(="})
-
-
-def breakable(text: str) -> str:
-    """``text`` with a place to wrap after each comma, bracket and equals sign."""
-    return text.translate(_BREAKS)
-
 
 class IndexAxis(pg.AxisItem):
     """An axis of whole numbers (indices, iterations, counts): integer ticks in full, never a
@@ -109,38 +102,6 @@ class IndexAxis(pg.AxisItem):
     def tickStrings(self, values: list[float], scale: float, spacing: float  # noqa: N802
                     ) -> list[str]:
         return [str(int(round(v - self.offset))) for v in values]
-
-
-class FittedLabel(QtWidgets.QLabel):
-    """A value in large type (``set_point_size``) that shrinks to the width it gets rather
-    than widen the view (a projector's dock is narrow)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._pt = 0.0
-        self.setMinimumWidth(1)
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-
-    def set_point_size(self, pt: float) -> None:
-        self._pt = pt
-        self._fit()
-
-    def setText(self, text: str) -> None:  # noqa: N802 (Qt override)
-        super().setText(text)
-        self._fit()
-
-    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self._fit()
-
-    def _fit(self) -> None:
-        f = font(self._pt, bold=True)
-        wide = QtGui.QFontMetricsF(f).horizontalAdvance(self.text())
-        room = max(self.width() - 8.0, 1.0)
-        f.setPointSizeF(max(self._pt * min(1.0, room / max(wide, 1.0)), BASE_FONT_PT))
-        if f != self.font():
-            self.setFont(f)
 
 
 class ValueView(QtWidgets.QWidget):
