@@ -50,3 +50,19 @@ def test_the_gui_decodes_a_run_without_importing_jax():
     out = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
                          timeout=60, check=True).stdout.decode().strip()
     assert out == "False"
+
+
+def test_a_run_of_minutes_is_refused_before_any_work():
+    """Found by the wire fuzz test: a million blobs into a million clusters kept the engine
+    computing k-means++ seeding for minutes (the request's 60 s passed, the kernel busy)."""
+    import time
+
+    start = time.monotonic()
+    reply = Service({}).handle(p.RunKMeans(dataset="blobs", n=1_000_000, k=1_000_000,
+                                           max_iter=1))
+    assert isinstance(reply, p.UsageFailure), reply
+    assert "distance terms" in reply.message and "use fewer points" in reply.message
+    assert time.monotonic() - start < 30  # blobs are drawn, nothing else
+    reply = Service({}).handle(p.KMeans(dataset="blobs", n=2_000_000, k=1_000_000,
+                                        max_iter=5))
+    assert isinstance(reply, p.UsageFailure) and "distance terms" in reply.message

@@ -41,6 +41,7 @@ def make_points(
 MAX_DEMO_POINTS = 2_000_000  # drawn as a scatter: far beyond what a screen shows
 MAX_DEMO_ITER = 10_000
 MAX_HISTORY_LABELS = 200_000_000  # one int32 label per point per frame: 800 MB
+MAX_DISTANCE_WORK = 200_000_000_000  # point-centroid-dimension terms of a whole run
 
 
 def _check_size(n: int, k: int, max_iter: int) -> None:
@@ -50,6 +51,18 @@ def _check_size(n: int, k: int, max_iter: int) -> None:
     check_k(k, n)  # before blobs draws k centres
     if not 1 <= max_iter <= MAX_DEMO_ITER:
         raise UsageError(f"max_iter must be 1 to {MAX_DEMO_ITER:,}, got {max_iter:,}")
+
+
+def check_work(n: int, k: int | None, d: int, max_iter: int) -> None:
+    """Refuse a run whose distances (every point to every centroid, k-means++'s seeding and
+    each iteration) would hold the engine for minutes: a million points into a million
+    clusters once ran for ever (found by the wire fuzz test)."""
+    work = n * (k or 0) * max(d, 1) * (max_iter + 1)
+    if work > MAX_DISTANCE_WORK:
+        raise UsageError(f"k-means of {n:,} points in {d} dimensions into {k:,} clusters over "
+                         f"{max_iter} iterations is {work:,} distance terms, more than "
+                         f"{MAX_DISTANCE_WORK:,} (minutes of work): use fewer points, "
+                         "clusters or iterations")
 
 
 def check_history(n: int, max_iter: int) -> None:
@@ -84,6 +97,8 @@ def run_demo(
     check_history(len(points), max_iter)
     if points.shape[1] < 2:
         raise UsageError(f"the animation needs 2 columns, the data has {points.shape[1]}")
+    check_work(len(points), len(centroids) if init == "given" and centroids is not None
+               else k, points.shape[1], max_iter)
     if init == "given":
         if centroids is None or len(centroids) == 0:
             raise UsageError("click on the plot to place the starting centroids first")
@@ -132,6 +147,8 @@ def run_headless(
             raise UsageError(f"{n:,} points do not fit in the engine's memory: use fewer") \
                 from None
     check_history(len(data), frames)
+    wanted = len(centroids) if centroids is not None else k
+    check_work(len(data), wanted, data.shape[1] if data.ndim == 2 else 1, frames)
     c0 = init_centroids(data, k, centroids if centroids is not None else init, seed=seed)
     run = run_kmeans(data, c0, max_iter=max_iter, tol=tol, devices=devices)
     xy = (np.ascontiguousarray(data[:, :2], dtype=np.float32) if with_points
