@@ -229,3 +229,20 @@ def test_a_saved_layout_too_small_to_read_is_repaired_on_start(qtbot, make_windo
     QApplication.processEvents()  # the check is a queued call: it has run, and kept it
     assert abs(kept.height() - tall) <= 2
     assert third.statusBar().currentMessage() == ""
+
+
+def test_a_jaxpr_column_with_no_tree_shows_its_message_not_a_folded_line(qtbot):
+    """A step that defines no function: there is no tree to fold, and the column (its width
+    kept) says what the step is. Before, a short panel folded it into "(the tree needs
+    room ...)" and, folded, the splitter could squeeze the column away."""
+    from workbench.ui.panels.jaxpr_panel import JaxprPanel
+
+    panel = JaxprPanel()
+    qtbot.addWidget(panel)
+    panel.resize(160, 120)
+    panel.show()
+    panel.clear("this step defines no function: nothing to trace")
+    qtbot.waitExposed(panel)
+    panel.resize(160, 110)
+    assert panel.folded_note.isHidden() and not panel.tabs.isHidden()
+    assert panel.folded_note.minimumWidth() == panel.tabs.minimumSizeHint().width()

@@ -380,7 +380,7 @@ class JaxprPanel(QWidget):
         self.folded_note = QLabel("")
         self.folded_note.setObjectName("jaxprFolded")
         self.folded_note.setWordWrap(True)
-        self.folded_note.setMinimumWidth(1)  # it wraps: never what widens the window
+        # It wraps: never what widens the window (its minimum is the tabs', in _fit_room).
         self.folded_note.setSizePolicy(QSizePolicy.Policy.Ignored,
                                        QSizePolicy.Policy.Preferred)
         self.folded_note.hide()
@@ -392,7 +392,6 @@ class JaxprPanel(QWidget):
         layout.addWidget(self.printed_loading)
         layout.addWidget(self.printed_tracing)
         self._compact = False
-        self._fixed = 0
         self._fit_room()
 
     # ------------------------------------------------------------------ content
@@ -469,13 +468,16 @@ class JaxprPanel(QWidget):
         header = self.tree.header().sizeHint().height() if not self.tree.isHeaderHidden() else 0
         tree_least = header + TREE_MIN_ROWS * self._row_height() + 2 * self.tree.frameWidth()
         boxes = (self.printed_loading, self.printed_tracing)
-        if self.tabs.isHidden():
-            fixed = self._fixed  # what the tabs' page took besides the tree, when last shown
-        else:  # measured: the layout has placed everything for this height already
-            fixed = (self.height() - self.tree.height() - sum(
-                w.height() for w in (self.equation, *boxes) if w.isVisibleTo(self)))
-            self._fixed = fixed
-        equation = self.equation.minimumHeight()
+        if self.tabs.isHidden():  # folded: measured with the tabs back (before any paint)
+            self.folded_note.setVisible(False)
+            self.tabs.setVisible(True)
+            self.layout().activate()
+        # Measured: the layout has placed everything for this height (and these fonts).
+        fixed = (self.height() - self.tree.height() - sum(
+            w.height() for w in (self.equation, *boxes) if w.isVisibleTo(self)))
+        # Shown, the equation pane takes its height and one more spacing of the tree's page.
+        equation = self.equation.minimumHeight() + max(self.tree.parentWidget().layout()
+                                                       .spacing(), 0)
         room = self.height() - fixed - tree_least
         fold_printed = self._compact or room < equation + sum(b.needs() for b in boxes)
         for box in boxes:
@@ -483,9 +485,11 @@ class JaxprPanel(QWidget):
         self.equation.setVisible(not self._compact and room >= equation)
         # Even then too short for the rows (another panel has the screen): a line that says
         # what is there, never a tree of one row.
-        folded = room < 0
+        folded = room < 0 and self._trace is not None  # with no tree, its message shows
         self.tabs.setVisible(not folded)
         self.folded_note.setVisible(folded)
+        # Folded, the column keeps the tabs' width: the splitter never squeezes it away.
+        self.folded_note.setMinimumWidth(self.tabs.minimumSizeHint().width())
         if folded:
             trace = self._trace
             shown = (f"{trace.function}: {trace.stats.eqns} equations" if trace is not None
