@@ -347,7 +347,7 @@ class JaxprPanel(QWidget):
         self.cost_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         tree_page = QWidget()
-        tl = QVBoxLayout(tree_page)
+        tl = self._tree_layout = QVBoxLayout(tree_page)
         tl.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
         row.addWidget(self.filter_edit)
@@ -384,7 +384,7 @@ class JaxprPanel(QWidget):
         self.folded_note.setSizePolicy(QSizePolicy.Policy.Ignored,
                                        QSizePolicy.Policy.Preferred)
         self.folded_note.hide()
-        layout = QVBoxLayout(self)
+        layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stale_banner)
         layout.addWidget(self.folded_note)
@@ -471,13 +471,12 @@ class JaxprPanel(QWidget):
         if self.tabs.isHidden():  # folded: measured with the tabs back (before any paint)
             self.folded_note.setVisible(False)
             self.tabs.setVisible(True)
-            self.layout().activate()
+            self._layout.activate()
         # Measured: the layout has placed everything for this height (and these fonts).
         fixed = (self.height() - self.tree.height() - sum(
             w.height() for w in (self.equation, *boxes) if w.isVisibleTo(self)))
         # Shown, the equation pane takes its height and one more spacing of the tree's page.
-        equation = self.equation.minimumHeight() + max(self.tree.parentWidget().layout()
-                                                       .spacing(), 0)
+        equation = self.equation.minimumHeight() + max(self._tree_layout.spacing(), 0)
         room = self.height() - fixed - tree_least
         fold_printed = self._compact or room < equation + sum(b.needs() for b in boxes)
         for box in boxes:
