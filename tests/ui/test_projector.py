@@ -148,11 +148,8 @@ selu(jnp.ones(1000))
 """
 
 
-@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_a_step_that_printed_leaves_the_tree_its_five_rows(qtbot, make_window, tmp_path, size):
-    """Before, the printed text took the jaxpr column and the tree kept one row (1024x768,
-    presentation mode). The printed text folds first (the console has it), then the whole-
-    equation pane; where even five rows do not fit, one line says what is there."""
+def _printing_step_shown(qtbot, make_window, tmp_path, size):
+    """A window at ``size``, presenting, with ``PRINTING``'s step traced and on screen."""
     lesson = tmp_path / "printing.py"
     lesson.write_text(PRINTING)
     window = make_window()
@@ -165,6 +162,15 @@ def test_a_step_that_printed_leaves_the_tree_its_five_rows(qtbot, make_window, t
     qtbot.waitUntil(lambda: (t := window.jaxpr.trace()) is not None and t.function == "selu",
                     timeout=ENGINE_MS)
     _fits_the_screen(qtbot, window, size)
+    return window
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_step_that_printed_leaves_the_tree_its_five_rows(qtbot, make_window, tmp_path, size):
+    """Before, the printed text took the jaxpr column and the tree kept one row (1024x768,
+    presentation mode). The printed text folds first (the console has it), then the whole-
+    equation pane; where even five rows do not fit, one line says what is there."""
+    window = _printing_step_shown(qtbot, make_window, tmp_path, size)
     jaxpr = window.jaxpr
     qtbot.waitUntil(lambda: jaxpr.tree_rows() >= 5 or not jaxpr.folded_note.isHidden())
     if jaxpr.folded_note.isHidden():
@@ -181,17 +187,7 @@ def test_the_plot_opened_from_its_tab_has_its_axes(qtbot, make_window, tmp_path,
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QTabBar
 
-    lesson = tmp_path / "printing.py"
-    lesson.write_text(PRINTING)
-    window = make_window()
-    window.resize(*size)
-    window.set_presentation(True)
-    window.trust_lesson(lesson)
-    assert window.open_lesson(lesson)
-    qtbot.waitUntil(lambda: window.tracer.engine_ready, timeout=ENGINE_MS)
-    window.lessons.go_to(1)
-    qtbot.waitUntil(lambda: window.jaxpr.trace() is not None, timeout=ENGINE_MS)
-    _fits_the_screen(qtbot, window, size)
+    window = _printing_step_shown(qtbot, make_window, tmp_path, size)
     bar = next(b for b in window.findChildren(QTabBar)
                if any(b.tabText(i) == "Plot" for i in range(b.count())))
     tab = next(i for i in range(bar.count()) if bar.tabText(i) == "Plot")
