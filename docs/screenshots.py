@@ -8,6 +8,11 @@ Run it on an X server the size of the screen (no window manager needed)::
     DISPLAY=:99 .venv/bin/python docs/screenshots.py 1280x800
     DISPLAY=:99 .venv/bin/python docs/screenshots.py 1024x768   # on a 1024x768 server
 
+One shot of any lesson (a teacher's own notebook, one of JAX's MyST tutorials)::
+
+    DISPLAY=:99 .venv/bin/python docs/screenshots.py 1280x800 --lesson FILE --step 7 \
+        --out assets/screenshots/lesson_myst.png
+
 Each step waits until the engine is idle and the panel has drawn, then the screen is
 grabbed (the whole screen: what a projector shows).
 """
@@ -43,9 +48,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("size", choices=("1024x768", "1280x800"))
     parser.add_argument("--only", help="one shot's name: " + ", ".join(s[0] for s in SHOTS))
+    parser.add_argument("--lesson", type=Path, help="one shot of this lesson (with --step, --out)")
+    parser.add_argument("--step", type=int, default=1)
+    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
     shots = [s for s in SHOTS if args.only in (None, s[0])]
+    if args.lesson is not None:
+        shots = [(str(args.out), str(args.lesson.resolve()), args.step, 4.0)]
     OUT.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp())
     app = QApplication(sys.argv[:1])
@@ -83,7 +93,7 @@ def main() -> int:
             window.resize(width, height)
             state["until"] = time.monotonic() + 1.0
             return
-        path = OUT / f"{state['shot']}_{args.size}.png"
+        path = Path(state["shot"]) if args.lesson else OUT / f"{state['shot']}_{args.size}.png"
         app.primaryScreen().grabWindow(0, 0, 0, width, height).save(str(path))
         print(f"wrote {path} (window {window.width()}x{window.height()})")
         state["shot"] = None

@@ -129,7 +129,7 @@ def test_check_notebook_json(capsys, tmp_path):
     assert code == 1  # some steps fail
     doc = json.loads(out)
     assert set(doc) == {"lesson", "title", "format", "checked", "ok", "seconds", "steps",
-                        "output", "output_dropped"}
+                        "output", "output_dropped", "handout"}
     assert (doc["lesson"], doc["title"], doc["format"], doc["checked"], doc["ok"]) == (
         path, "Checked lesson", "ipynb", True, False)
     assert set(doc["steps"][0]) == {"number", "title", "status", "directive", "summary",
@@ -233,7 +233,8 @@ def test_listing_a_bad_directive_fails_without_running(capsys, tmp_path):
      "--to notebook --nbformat 4`"),
     ("list.ipynb", "[1, 2]", "list.ipynb is not a notebook: its JSON is a list, not an object"),
     ("image.ipynb", b"\x89PNG\r\n\x1a\n", "image.ipynb is not UTF-8 text: byte 0x89 at offset 0"),
-    ("huge.py", 50_300_000, "huge.py is too large: 50.3 MB (lessons are read up to 20 MB)"),
+    ("huge.py", 50_300_000,
+     "huge.py is too large: 50.3 MB (text notebooks are read up to 4 MB)"),
     ("notes.txt", "# %%\nx = 1\n", "notes.txt is not a lesson"),
     ("gone.py", None, "no such lesson: "),
 ])

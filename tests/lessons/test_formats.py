@@ -22,6 +22,7 @@ from workbench.lessons import (
     write_lesson,
 )
 from workbench.lessons.formats import MAX_CELLS, MAX_CODE_CHARS, MAX_LESSON_BYTES
+from workbench.lessons.text_notebooks import MAX_TEXT_BYTES
 
 SCRIPT = textwrap.dedent("""\
     # A header comment the file keeps
@@ -283,8 +284,10 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path):
             fh.truncate(50_300_000)
         tracemalloc.start()
         try:
-            refused(path, rf"^huge\.{path.suffix[1:]} is too large: 50\.3 MB \(lessons are read "
-                          rf"up to {MAX_LESSON_BYTES // 1_000_000} MB\)$")
+            what, limit = (("lessons", MAX_LESSON_BYTES) if name.endswith(".ipynb")
+                           else ("text notebooks", MAX_TEXT_BYTES))
+            refused(path, rf"^huge\.{path.suffix[1:]} is too large: 50\.3 MB \({what} are read "
+                          rf"up to {limit // 1_000_000} MB\)$")
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
@@ -298,7 +301,7 @@ def test_cells_past_the_limit_are_refused_and_the_limit_opens_quickly(tmp_path):
     refused(path, rf"^many\.ipynb has 10,000 cells; lessons are read up to {MAX_CELLS:,} ")
     script = tmp_path / "many.py"
     script.write_text("".join(f"# %%\nx{i} = {i}\n" for i in range(10_000)), encoding="utf-8")
-    refused(script, rf"^many\.py has more than {MAX_CELLS:,} cells \(# %% lines\)")
+    refused(script, rf"^many\.py has more than {MAX_CELLS:,} cells; lessons are read up to ")
     # the most a lesson may have, each cell a code step with a directive, opens at once
     write_json(path, {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
@@ -322,10 +325,10 @@ def test_a_code_cell_past_the_limit_names_the_cell(tmp_path):
                   rf"is read up to {MAX_CODE_CHARS:,} \(split it")
     script = tmp_path / "data.py"
     script.write_text(f"# %% [markdown]\n# # Data\n\n# %%\n{big}", encoding="utf-8")
-    refused(script, rf"^data\.py: the cell at line 4 has {len(big):,} characters of code")
-    headless = tmp_path / "plain.py"  # no # %% at all: the whole file is one code cell
+    refused(script, rf"^data\.py: cell 2 has {len(big):,} characters of code")
+    headless = tmp_path / "plain.py"  # no # %% at all: Jupytext's light format, one cell
     headless.write_text(big, encoding="utf-8")
-    refused(headless, r"^plain\.py: the cell at line 1 has ")
+    refused(headless, r"^plain\.py: cell 1 has ")
     # Markdown may be larger: it is shown, not run
     text = "# Long read\n\n" + "word " * (MAX_CODE_CHARS // 4)
     nbformat.write(nbf.new_notebook(cells=[nbf.new_markdown_cell(text),

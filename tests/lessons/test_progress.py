@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.lessons.formats import percent_from_text
+from workbench.lessons.formats import lesson_from_text
 from workbench.lessons.progress import (
     missing_name_note,
     not_run_note,
@@ -32,7 +32,7 @@ area = math.pi * radius ** 2
 
 
 def _lesson():
-    return percent_from_text(LESSON, Path("l.py"))
+    return lesson_from_text(LESSON, Path("l.py"))
 
 
 def test_steps_text_reads_as_a_teacher_says_it():

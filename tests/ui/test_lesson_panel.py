@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QImage, QPalette, QTextDocument
 from PySide6.QtWidgets import QApplication
 
 from workbench.lessons import Step
-from workbench.lessons.formats import percent_from_text
+from workbench.lessons.formats import lesson_from_text
 from workbench.ui.lesson.lesson_panel import EDITED_MARK, STEP_ROWS, LessonPanel
 from workbench.ui.style.presentation import base_font
 from workbench.ui.style.theme import dark_palette
@@ -49,7 +49,7 @@ def g(x):
 
 @pytest.fixture
 def panel(qtbot):
-    lesson = percent_from_text(LESSON, Path("derivatives.py"))
+    lesson = lesson_from_text(LESSON, Path("derivatives.py"))
     widget = LessonPanel()
     qtbot.addWidget(widget)
     widget.set_lesson(lesson.title, lesson.steps, "# Derivatives\n\n3 steps.")

@@ -41,6 +41,15 @@ from workbench.lessons import (
     read_lesson,
 )
 from workbench.lessons.directives import EXPECT_ERROR, directive_text
+from workbench.lessons.handout import (
+    HANDOUT_SUFFIXES,
+    PDF_NEEDS,
+    HandoutError,
+    StepShown,
+    handout_notebook,
+    pdf_route,
+    write_handout,
+)
 from workbench.lessons.plan import (
     curve_requests,
     judge,
@@ -88,21 +97,33 @@ skipped: neither its code nor its directive runs, and it never fails the check.
 
 Text format: one line per step as it finishes (a failed step's hint on a second line)
 and a summary line; what the lesson's code prints goes on stderr. JSON: one document,
-{"lesson", "title", "format" (ipynb|percent), "checked", "ok", "seconds", "steps":
-[{"number", "title", "status" (ok|failed|expected-error|skipped|text|listed), "directive"
-(as written, or null), "summary", "error", "expect_error" (null, "" for any kind, or
-the kind), "may_raise" (tagged raises-exception: an error allowed), "seconds",
+{"lesson", "title", "format" (ipynb|percent|light|myst|markdown|text), "checked", "ok",
+"seconds", "steps": [{"number", "title",
+"status" (ok|failed|expected-error|skipped|text|listed), "directive" (as written, or
+null), "summary", "error", "expect_error" (null, "" for any kind, or the kind),
+"may_raise" (tagged raises-exception: an error allowed), "seconds",
 "outputs": [{"kind" (stream|result|display), "text" (text/plain), "execution_count",
 "has_figure", "figure" (its file under --outputs, else null)}]}],
-"output" (what the lesson's code printed), "output_dropped"}.
+"output" (what the lesson's code printed), "output_dropped", "handout" (the
+--export file, else null)}.
 "error" is null or {"kind", "title", "file", "line", "hint", "message"}: for an
 expected-error step the error it raised; kind "no-error" when an expected error did
 not come; "line" counts within the step's code, and "file" is null unless the error
 is in another step's code (a function defined there).
 
+With --export OUT the lesson runs as with --check, then OUT is written: a handout of
+every cell in order, each step with what it showed (printed text, Out[n], figures,
+its error and hint). OUT.html is one page with its images inside; OUT.ipynb is the
+executed notebook (it opens in Jupyter); OUT.pdf needs nbconvert's webpdf (Playwright's
+Chromium) or xelatex, and says what to install otherwise. Cells tagged remove-cell,
+remove-input or remove-output are hidden in HTML and PDF, as Jupyter Book hides them.
+JSON names the file ("handout").
+
 Exit status: 0 when every step passes (or, listing, no directive is bad), 1 when a
-step fails, 2 when the lesson cannot be read (one line on stderr says why: not JSON,
-not nbformat 4, not UTF-8 text, past a size limit, not .ipynb or .py, missing).
+step fails (a handout is written all the same), 2 when the lesson cannot be read or
+the handout cannot be written (one line on stderr says why: not JSON, not nbformat 4,
+not UTF-8 text, past a size limit, not a notebook format, missing, a broken front
+matter, a notebook of another language, no PDF route).
 """
 
 
@@ -110,19 +131,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "lesson",
         help="list a lesson's steps, or run them all (--check) before class",
-        description="Read a lesson (a Jupyter notebook or a percent-format .py script with "
-        "# %% cells) and list its steps; with --check run every step in one engine and "
-        "report, per step, ok or the error and what its directive showed.",
+        description="Read a lesson (a Jupyter notebook, a MyST or Markdown notebook, or a "
+        "Jupytext .py script) and list its steps; with --check run every step in one engine "
+        "and report, per step, ok or the error and what its directive showed; with --export "
+        "write the run as a handout.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", metavar="FILE", help="a lesson: .ipynb, or .py with # %% cells")
+    p.add_argument("file", metavar="FILE",
+                   help="a lesson: .ipynb, .md (MyST or Markdown) or .py (Jupytext's percent "
+                   "or light script)")
     p.add_argument("--check", action="store_true",
                    help="run every step in order and report each (exit 1 if one fails)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--outputs", metavar="DIR", type=Path,
                    help="with --check: write each step's figures there as PNG files "
                    "(step-03-1.png, ...); JSON names them")
+    p.add_argument("--export", metavar="OUT", type=Path,
+                   help="run the lesson as --check does, then write a handout with every "
+                   "step's outputs and figures: OUT.html (one page, images inside), "
+                   "OUT.ipynb (the executed notebook) or OUT.pdf (needs nbconvert's webpdf "
+                   "or xelatex)")
     add_engine_options(p)
     p.set_defaults(func=run)
 
@@ -175,8 +204,13 @@ def run(args: argparse.Namespace) -> int:
         lesson = read_lesson(args.file)
     except LessonError as exc:
         raise UsageError(str(exc)) from None
+    export: Path | None = getattr(args, "export", None)
+    if export is not None:
+        _check_export(export)
+        args.check = True
     as_json = args.format == "json"
     started = time.perf_counter()
+    shown: dict[int, StepShown] = {}
     if not args.check:
         reports = [_skipped(step) or _listed(step) for step in lesson.steps]
         printed = Printed()
@@ -184,19 +218,46 @@ def run(args: argparse.Namespace) -> int:
             for report in reports:
                 _print_step(report, len(lesson.steps))
     else:
-        reports, printed = _check(args, lesson, as_json)
+        reports, printed = _check(args, lesson, as_json, shown)
     seconds = time.perf_counter() - started
     ok = all(r.status != "failed" for r in reports)
+    handout = None if export is None else _write_export(lesson, shown, export)
     if as_json:
         doc = {"lesson": str(lesson.path), "title": lesson.title, "format": lesson.format,
                "checked": bool(args.check), "ok": ok, "seconds": seconds,
                "steps": [asdict(r) for r in reports],
-               "output": printed.shown(), "output_dropped": printed.dropped}
+               "output": printed.shown(), "output_dropped": printed.dropped,
+               "handout": handout}
         json.dump(doc, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
         _emit(_summary_line(reports, bool(args.check), seconds))
+        if handout is not None:
+            _emit(f"handout written: {handout}")
     return 0 if ok else 1
+
+
+# ---------------------------------------------------------------------------- handouts
+
+
+def _check_export(export: Path) -> None:
+    """A handout that cannot be written is said before anything runs."""
+    if export.suffix.lower() not in HANDOUT_SUFFIXES:
+        raise UsageError(f"--export {export.name}: a handout is OUT.html, OUT.ipynb or OUT.pdf")
+    if export.suffix.lower() == ".pdf" and pdf_route() is None:
+        raise UsageError(PDF_NEEDS)
+    if not export.parent.is_dir():
+        raise UsageError(f"--export {export}: no such folder: {export.parent}")
+
+
+def _write_export(lesson: Lesson, shown: dict[int, StepShown], export: Path) -> str:
+    try:
+        return str(write_handout(handout_notebook(lesson, {}, shown), export))
+    except HandoutError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"could not write the handout {export}: {exc.strerror or exc}") \
+            from None
 
 
 # ---------------------------------------------------------------------------- listing
@@ -260,8 +321,8 @@ def _skipped_part(reports: list[StepReport]) -> list[str]:
 # ---------------------------------------------------------------------------- checking
 
 
-def _check(args: argparse.Namespace, lesson: Lesson,
-           as_json: bool) -> tuple[list[StepReport], Printed]:
+def _check(args: argparse.Namespace, lesson: Lesson, as_json: bool,
+           shown: dict[int, StepShown]) -> tuple[list[StepReport], Printed]:
     shared = _StepOutput(echo=False) if as_json else None
     reports: list[StepReport] = []
     lost_at: int | None = None  # the step at which the engine was lost
@@ -270,7 +331,7 @@ def _check(args: argparse.Namespace, lesson: Lesson,
             output = shared or _StepOutput(echo=True)
             report = _skipped(step) or (
                 _not_run(step, lost_at) if lost_at is not None and step.has_code
-                else _check_step(engine, lesson, step, output, args.outputs, as_json))
+                else _check_step(engine, lesson, step, output, args.outputs, as_json, shown))
             if lost_at is None and report.error is not None and report.error["kind"] == "engine":
                 lost_at = step.number
             reports.append(report)
@@ -281,12 +342,16 @@ def _check(args: argparse.Namespace, lesson: Lesson,
 
 
 def _check_step(engine: Engine, lesson: Lesson, step: Step, output: UserOutput,
-                outputs_dir: Path | None = None, as_json: bool = True) -> StepReport:
+                outputs_dir: Path | None = None, as_json: bool = True,
+                shown_steps: dict[int, StepShown] | None = None) -> StepReport:
     if not step.has_code:
         return StepReport(step.number, step.title, "text", None, "text", None, None)
     started = time.perf_counter()
     outcome = _run_step(engine, lesson, step, output)
     seconds = time.perf_counter() - started
+    if shown_steps is not None:
+        shown_steps[step.number] = StepShown(outcome.outputs, outcome.error,
+                                             len(shown_steps) + 1)
     directive = _directive_text(step)
     filename = lesson.step_filename(step.number)
 

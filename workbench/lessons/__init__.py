@@ -1,7 +1,9 @@
-"""Lessons: notebooks and percent-format scripts read as steps that drive the workbench.
+"""Lessons: notebooks (``.ipynb``, MyST Markdown, Jupytext scripts) read as steps that
+drive the workbench.
 
 No jax and no Qt here: the window and the ``workbench lesson`` command read lessons
-alike. ``model`` holds the steps, ``formats`` reads and writes both file formats,
+alike. ``model`` holds the steps, ``formats`` reads and writes every format (text
+notebooks through ``text_notebooks``), ``handout`` writes a run with its outputs,
 ``directives`` parses ``# workbench: VERB ...`` lines with the CLI's own argument
 definitions, ``bundled`` finds the lessons shipped in ``assets/lessons``.
 """

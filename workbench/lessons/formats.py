@@ -1,14 +1,12 @@
-"""Reading and writing lessons: Jupyter notebooks (nbformat 4) and percent-format scripts.
+"""Reading and writing lessons: Jupyter notebooks (nbformat 4) and notebooks kept as text
+(MyST Markdown, Jupytext's percent and light scripts: ``text_notebooks``, through jupytext).
 
-A percent script is the Jupytext convention Spyder and VS Code also run: ``# %%``
-starts a code cell, ``# %% [markdown]`` (or ``[md]``) a Markdown cell whose lines
-are ``#``-prefixed, ``tags=["..."]`` on the marker line tags the cell. The
-parser keeps every marker and blank line, so a script written back without
-edits is byte for byte the file it read; a notebook keeps its metadata and the
-outputs of the cells the teacher did not edit.
+A notebook keeps its metadata and the outputs of the cells the teacher did not edit;
+a text notebook written back without edits is byte for byte the file it read.
 
 A lesson is read whole, within limits checked before the work they bound: the file
-at most ``MAX_LESSON_BYTES`` (checked before it is read), at most ``MAX_CELLS``
+at most ``MAX_LESSON_BYTES`` (checked before it is read; a text notebook
+``text_notebooks.MAX_TEXT_BYTES``), at most ``MAX_CELLS``
 cells, a code cell at most ``MAX_CODE_CHARS`` characters and a Markdown cell
 ``MAX_TEXT_CHARS``. Anything else wrong is one ``LessonError`` line too. A
 notebook's outputs and attachments (images, often most of the file) are dropped from
@@ -38,10 +36,20 @@ from workbench.lessons.model import (
     Attachment,
     Cell,
     CellKind,
+    Format,
     Lesson,
     LessonError,
     build_steps,
     lesson_title,
+)
+from workbench.lessons.text_notebooks import (
+    MAX_TEXT_BYTES,
+    TEXT_SUFFIXES,
+    TextNotebook,
+    other_language,
+    read_text_notebook,
+    suffix_of,
+    text_notebook_text,
 )
 
 MB = 1_000_000
@@ -58,17 +66,7 @@ MAX_TEXT_CHARS = 1_000_000
 """A Markdown cell is shown whole beside the editor."""
 NBFORMAT_CONVERT = "jupyter nbconvert --to notebook --nbformat 4"
 _HEAVY = ("outputs", "attachments")  # cell keys dropped on reading, read back on saving
-_MARKER = re.compile(r"^\ufeff?#[^\S\n]?%%(?P<rest>[^\n]*)$", re.MULTILINE)
-_KIND = re.compile(r"\[(?P<kind>markdown|md|raw)\]")
-_TAGS_HEAD = re.compile(r"tags\s*=\s*\[")  # its list is found by hand: see _tags_text
 _CODE_ROW = re.compile(r"^[^\S\n]*[^\s#]", re.MULTILINE)  # a line that is not a comment
-
-
-@dataclass(frozen=True)
-class _PercentCell:
-    marker: str | None  # the "# %%" line with its newline; None for code before the first
-    body: str  # the lines after the marker, without the blank lines that end the cell
-    gap: str  # the blank lines that end the cell
 
 
 @dataclass(frozen=True)
@@ -89,17 +87,17 @@ def _size(n: int) -> str:
     return f"{n / MB:.1f} MB"
 
 
-def _read_bytes(path: Path) -> OpenedFile:
+def _read_bytes(path: Path, limit: int = MAX_LESSON_BYTES,
+                what: str = "lessons") -> OpenedFile:
     """The file's bytes, read as every file the user names is (``api.limits``): a regular
     file only, its size checked first, the read stopped past the limit."""
     name = _name(path)
 
     def too_big(size: int) -> str:
-        return f"{name} is too large: {_size(size)} (lessons are read up to " \
-               f"{MAX_LESSON_BYTES // MB} MB)"
+        return f"{name} is too large: {_size(size)} ({what} are read up to {limit // MB} MB)"
 
     try:
-        return read_opened_file(path, MAX_LESSON_BYTES, too_big, name=name)
+        return read_opened_file(path, limit, too_big, name=name)
     except FileRefused as exc:
         if exc.reason == "missing":
             raise LessonError(f"no such lesson: {path}") from None
@@ -130,18 +128,54 @@ def _decode(data: bytes, name: str) -> str:
 
 
 def read_lesson(path: str | os.PathLike[str]) -> Lesson:
-    """The lesson in ``path`` (``.ipynb`` or a ``.py`` percent script); ``LessonError`` if none."""
+    """The lesson in ``path``: a notebook (``.ipynb``), a MyST or Markdown notebook (``.md``)
+    or a Jupytext script (``.py``); ``LessonError`` if none."""
     p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix not in (".ipynb", ".py"):
-        raise LessonError(f"{_name(p)} is not a lesson: open a Jupyter notebook (.ipynb) or a "
-                          "percent-format script (.py with # %% cells)")
-    opened = _read_bytes(p)
-    text = _decode(opened.data, _name(p))
-    lesson = notebook_from_text(text, p) if suffix == ".ipynb" else percent_from_text(text, p)
+    suffix = suffix_of(p)
+    name = _name(p)
+    language = other_language(suffix)
+    if language is not None:
+        raise LessonError(f"{name} is a Jupytext notebook in {language}; lessons run Python "
+                          "code (open a .ipynb, .md or .py notebook)")
+    if suffix != ".ipynb" and suffix not in TEXT_SUFFIXES:
+        raise LessonError(f"{name} is not a lesson: open a Jupyter notebook (.ipynb), a MyST "
+                          "or Markdown notebook (.md) or a Jupytext script (.py)")
+    limit = MAX_LESSON_BYTES if suffix == ".ipynb" else MAX_TEXT_BYTES
+    opened = _read_bytes(p, limit, "lessons" if suffix == ".ipynb" else "text notebooks")
+    lesson = lesson_from_text(_decode(opened.data, name), p)
     return dataclasses.replace(lesson, content_key=content_key(opened.data),
                                real_path=Path(opened.real_path),
                                bundled=is_bundled_file(opened.identity))
+
+
+def lesson_from_text(text: str, path: Path) -> Lesson:
+    """The lesson in a file's text; ``path``'s suffix says its format."""
+    if suffix_of(path) == ".ipynb":
+        return notebook_from_text(text, path)
+    name = _name(path)
+    cells, document = read_text_notebook(text, name, suffix_of(path), MAX_CELLS)
+    for index, cell in enumerate(cells):
+        _check_cell(cell.kind, len(cell.source), f"{name}: cell {index + 1}")
+    cells = _header_as_raw(cells, document)
+    return Lesson(path, _text_format(document), lesson_title(cells, path), cells,
+                  build_steps(cells), document)
+
+
+_TEXT_FORMATS: dict[str, Format] = {"percent": "percent", "light": "light", "myst": "myst",
+                                     "markdown": "markdown"}
+
+
+def _text_format(document: TextNotebook) -> Format:
+    return _TEXT_FORMATS.get(document.format_name, "text")
+
+
+def _header_as_raw(cells: tuple[Cell, ...], document: TextNotebook) -> tuple[Cell, ...]:
+    """A script's leading comment block (its licence, a title) is the file's, not a step:
+    a first code cell of comments only, before a cell marker, is kept as raw."""
+    if (cells and cells[0].kind == "code" and document.format_name == "percent"
+            and _CODE_ROW.search(cells[0].source) is None):
+        return (Cell("raw", cells[0].source), *cells[1:])
+    return cells
 
 
 def _check_cell(kind: CellKind, chars: int, place: str) -> None:
@@ -342,135 +376,6 @@ def _strip_transient(doc: dict[str, Any]) -> None:
             cell["metadata"].pop("trusted", None)
 
 
-# ---------------------------------------------------------------------------- percent scripts
-
-
-def _split_percent(text: str, name: str) -> tuple[_PercentCell, ...]:
-    """The script cut at its ``# %%`` lines; ``LessonError`` past ``MAX_CELLS`` cells."""
-    starts: list[int] = []
-    for match in _MARKER.finditer(text):
-        starts.append(match.start())
-        if len(starts) > MAX_CELLS:
-            raise LessonError(f"{name} has more than {MAX_CELLS:,} cells (# %% lines); "
-                              f"lessons are read up to {MAX_CELLS:,} (split it into several "
-                              "lessons)")
-    ends = [*starts, len(text)]
-    cells = [_percent_cell(None, text[: ends[0]])]
-    for at, end in zip(starts, ends[1:], strict=True):
-        newline = text.find("\n", at, end)
-        head = end if newline < 0 else newline + 1
-        cells.append(_percent_cell(text[at:head], text[head:end]))
-    return tuple(cells)
-
-
-def _percent_cell(marker: str | None, rest: str) -> _PercentCell:
-    """A cell's body split from the blank lines that end it."""
-    content = rest.rstrip()
-    if not content:
-        return _PercentCell(marker, "", rest)
-    newline = rest.find("\n", len(content))
-    end = len(rest) if newline < 0 else newline + 1
-    return _PercentCell(marker, rest[:end], rest[end:])
-
-
-def _marker_kind(marker: str) -> tuple[CellKind, tuple[str, ...]]:
-    rest = _MARKER.match(marker.rstrip("\r\n"))
-    assert rest is not None
-    kind_match = _KIND.search(rest.group("rest"))
-    kind: CellKind = "code"
-    if kind_match:
-        kind = "raw" if kind_match.group("kind") == "raw" else "markdown"
-    tags: tuple[str, ...] = ()
-    tags_text = _tags_text(rest.group("rest"))
-    if tags_text is not None:
-        try:
-            found = json.loads(tags_text)
-            tags = tuple(str(t) for t in found) if isinstance(found, list) else ()
-        except json.JSONDecodeError:
-            tags = ()
-    return kind, tags
-
-
-def _tags_text(rest: str) -> str | None:
-    r"""``[...]`` of the first ``tags=[...]`` in a marker line, in linear time.
-
-    The pattern ``tags\s*=\s*(\[[^\]]*\])`` searched every ``tags=[`` to the line's end
-    when no ``]`` closed it: quadratic, 180 KB of them froze the window 3 s, 1.8 MB for
-    minutes. The first head is the one: if no ``]`` follows it, none follows a later one.
-    """
-    head = _TAGS_HEAD.search(rest)
-    if head is None:
-        return None
-    end = rest.find("]", head.end())
-    return None if end < 0 else rest[head.end() - 1:end + 1]
-
-
-def _uncomment(body: str) -> str:
-    out = []
-    for row in body.splitlines():
-        stripped = row.lstrip()
-        if stripped.startswith("# "):
-            out.append(stripped[2:])
-        elif stripped.startswith("#"):
-            out.append(stripped[1:])
-        else:
-            out.append(row)
-    return "\n".join(out)
-
-
-def percent_from_text(text: str, path: Path) -> Lesson:
-    """The lesson in a percent script's text."""
-    name = _name(path)
-    parts = _split_percent(text, name)
-    cells: list[Cell] = []
-    line = 1
-    for part in parts:
-        place = f"{name}: the cell at line {line:,}"
-        line += sum(s.count("\n") for s in (part.marker or "", part.body, part.gap))
-        if part.marker is None:
-            # Before the first marker: a header of comments is the file's, code is a cell.
-            body = part.body.removeprefix("\ufeff")
-            if _CODE_ROW.search(body) is None:
-                cells.append(Cell("raw", part.body))
-                continue
-            _check_cell("code", len(body), place)
-            cells.append(Cell("code", _lf(body)))
-        else:
-            kind, tags = _marker_kind(part.marker)
-            _check_cell(kind, len(part.body), place)
-            cells.append(Cell(kind, _uncomment(part.body) if kind == "markdown"
-                              else _lf(part.body), tags))
-    frozen = tuple(cells)
-    return Lesson(path, "percent", lesson_title(frozen, path), frozen, build_steps(frozen),
-                  parts)
-
-
-def _lf(text: str) -> str:
-    """Code as the editor holds it and the engine runs it: ``\n`` line ends (a CRLF file's too)."""
-    return text.replace("\r\n", "\n")
-
-
-def percent_text(lesson: Lesson, sources: Mapping[int, str]) -> str:
-    """The script with the code cells in ``sources`` (cell index -> source) replaced.
-
-    Edited cells get the file's own line ends (CRLF when its first line ends so).
-    """
-    out: list[str] = []
-    parts: tuple[_PercentCell, ...] = lesson.document
-    original = "".join((p.marker or "") + p.body + p.gap for p in parts)
-    newline = "\r\n" if original[: original.find("\n") + 1].endswith("\r\n") else "\n"
-    for index, part in enumerate(parts):
-        body = part.body
-        if index in sources:
-            body = sources[index].rstrip("\n") + "\n" if sources[index].strip() else ""
-            body = body.replace("\r\n", "\n").replace("\n", newline)
-        gap = part.gap
-        if index in sources and index < len(parts) - 1 and not gap:
-            gap = newline  # keep a blank line before the next marker
-        out.append((part.marker or "") + body + gap)
-    return "".join(out)
-
-
 # ---------------------------------------------------------------------------- writing
 
 
@@ -490,7 +395,7 @@ def lesson_text(lesson: Lesson, codes: Mapping[int, str]) -> str:
         sources[step.cell] = cell_source(code, step.directive_lines)
     if lesson.format == "ipynb":
         return notebook_text(lesson, sources)
-    return percent_text(lesson, sources)
+    return text_notebook_text(lesson.document, sources)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ from workbench.lessons.directives import (
 )
 from workbench.lessons.markdown import first_heading, first_prose_line
 
-Format = Literal["ipynb", "percent"]
+Format = Literal["ipynb", "percent", "light", "myst", "markdown", "text"]
+"""How the file keeps its cells: a Jupyter notebook, or as text (Jupytext's format names)."""
 CellKind = Literal["markdown", "code", "raw"]
 TITLE_CHARS = 60
 

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QStatusBar, QWidget
 
 from workbench.api import messages as p
 from workbench.api.cells import CellOutput
+from workbench.api.errors import Explanation
 from workbench.api.state import Notice, NoticeKind
 from workbench.lessons import (
     CallDirective,
@@ -44,6 +45,7 @@ from workbench.lessons import (
     read_lesson,
     write_lesson,
 )
+from workbench.lessons.handout import StepShown
 from workbench.lessons.plan import judge
 from workbench.lessons.progress import missing_name_note, not_run_note, steps_text, unrun_above
 from workbench.ui.control.trace_controller import TraceController
@@ -84,6 +86,10 @@ GONE = ("the lesson file is gone from disk: the lesson stays open from memory, a
 CONSOLE = "consoleDock"
 DOCKS = {"values": "graphDock", "plot": "plotDock", "time": "timingDock",
          "kmeans": "kmeansDock"}
+
+
+FORMAT_NAMES = {"ipynb": "Notebook", "percent": "Percent script", "light": "Jupytext script",
+                "myst": "MyST notebook", "markdown": "Markdown notebook"}
 
 
 class LessonController(QObject):
@@ -127,6 +133,7 @@ class LessonController(QObject):
         self._notes: dict[int, str] = {}  # per step: how its last run went
         # per step: what it showed when it last ran (outputs, how many were cut)
         self._outputs: dict[int, tuple[tuple[CellOutput, ...], int]] = {}
+        self._errors: dict[int, Explanation] = {}  # per step: the error of its last run
         self._pending: int | None = None  # the step whose LoadSource is on its way
         self._waiting: int | None = None  # the step shown whose run waits for _pending's
         self._ran: set[int] = set()
@@ -212,7 +219,7 @@ class LessonController(QObject):
         self.lesson = None
         self.codes = {}
         self._notes = {}
-        self._outputs = {}
+        self._outputs, self._errors = {}, {}
         self.current = self.editor_step = 0
         self._pending = self._waiting = None
         self.chain.cancel()
@@ -227,7 +234,7 @@ class LessonController(QObject):
         self.lesson = lesson
         self.codes = {}
         self._notes = {}
-        self._outputs = {}
+        self._outputs, self._errors = {}, {}
         self.current = self.editor_step = 0
         self._pending = self._waiting = None
         self._ran = set()
@@ -289,6 +296,11 @@ class LessonController(QObject):
 
     # ------------------------------------------------------------------ saving
 
+    def shown(self) -> dict[int, StepShown]:
+        """What each step showed when it last ran here: a handout's outputs."""
+        return {n: StepShown(outputs, self._errors.get(n))
+                for n, (outputs, _) in self._outputs.items()}
+
     def has_unsaved_edits(self) -> bool:
         return bool(self.codes)
 
@@ -332,7 +344,7 @@ class LessonController(QObject):
                              "shipped)")
             return False
         suffix = lesson.path.suffix
-        kind = "Notebook (*.ipynb)" if lesson.format == "ipynb" else "Percent script (*.py)"
+        kind = f"{FORMAT_NAMES.get(lesson.format, 'Lesson')} (*{suffix})"
         start = str(Path.home() / lesson.path.name) \
             if lesson.bundled or is_bundled(lesson.path) else str(lesson.path)
         path, _ = QFileDialog.getSaveFileName(self.parent_widget, "Save lesson as", start, kind)
@@ -525,10 +537,12 @@ class LessonController(QObject):
     def _show_outputs(self, reply: p.Reply, number: int) -> None:
         """What step ``number`` showed when it ran (also after a live edit)."""
         loaded = p.result_value(reply, p.Functions)
+        self._errors.pop(number, None)
         if loaded is not None:
             self._outputs[number] = (loaded.outputs, loaded.outputs_dropped)
         elif isinstance(reply, p.UserCodeFailure):
             self._outputs[number] = (reply.outputs, 0)
+            self._errors[number] = reply.explanation
         else:
             self._outputs.pop(number, None)
         self.sig_outputs.emit(self._outputs.get(number, ((), 0))[0])

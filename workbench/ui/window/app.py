@@ -11,6 +11,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from workbench import __version__
+from workbench.lessons.text_notebooks import MARKDOWN_SUFFIXES
 from workbench.ui.storage.settings import Settings
 from workbench.ui.style.theme import apply_scheme
 
@@ -39,7 +40,8 @@ def run_app(args: argparse.Namespace | None = None) -> int:
               else EngineBridge(connection_file=existing, ssh=getattr(args, "ssh", None))
               if existing else None)
     path = getattr(args, "open", None)
-    lesson = path if path and str(path).lower().endswith(".ipynb") else None  # a notebook
+    # a notebook, or MyST Markdown: a .py file opens in the editor, as a script to edit
+    lesson = path if path and str(path).lower().endswith((".ipynb", *MARKDOWN_SUFFIXES)) else None
     window = MainWindow(None if lesson else path, settings=settings, engine=engine)
     collector: list[object] = []  # once pyqtgraph is loaded (with the panels)
     window.sig_panels_built.connect(lambda: collector.append(collect_in_gui_thread()))

@@ -15,7 +15,9 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog
 
+from workbench.lessons.text_notebooks import MARKDOWN_SUFFIXES
 from workbench.ui.lesson.lesson_controller import LessonController
+from workbench.ui.lesson.lesson_export import HandoutExport
 from workbench.ui.lesson.lesson_panel import LessonPanel
 from workbench.ui.panels.jaxpr_panel import JaxprPanel
 from workbench.ui.panels.panel import Panel
@@ -44,18 +46,35 @@ class LessonView(QObject):
         self.failures = failures
         self._panels = panels
         self._outputs_width = 0
+        self.handouts = HandoutExport(self)
+        self.handouts.sig_done.connect(self._on_handout)
         lessons.sig_opened.connect(self._on_opened)
         lessons.sig_closed.connect(self._on_closed)
         panel.sig_outputs_width.connect(self._on_outputs_width)
 
     def open_dialog(self, near: Path | None) -> None:
-        """File > Open Lesson: a notebook or a percent script, starting beside ``near``."""
+        """File > Open Lesson: a notebook, MyST Markdown or a Jupytext script, starting beside
+        ``near``."""
         start = str(near.parent) if near else str(Path.cwd())
+        markdown = " ".join(f"*{s}" for s in MARKDOWN_SUFFIXES)
         path, _ = QFileDialog.getOpenFileName(
             self.panel, "Open Lesson", start,
-            "Lessons (*.ipynb *.py);;Jupyter notebooks (*.ipynb);;Percent scripts (*.py)")
+            f"Lessons (*.ipynb {markdown} *.py);;Jupyter notebooks (*.ipynb);;"
+            f"MyST and Markdown notebooks ({markdown});;Jupytext scripts (*.py)")
         if path:
             self.lessons.open(path)
+
+    def export_dialog(self) -> None:
+        """Lesson > Export handout...: where, asked; then written off the GUI thread."""
+        lesson = self.lessons.lesson
+        if lesson is None:
+            return
+        path = self.handouts.ask_path(lesson, self.panel)
+        if path:
+            self.handouts.export(lesson, self.lessons.codes, self.lessons.shown(), path)
+
+    def _on_handout(self, message: str, _written: bool) -> None:
+        self.lessons.host.statusBar().showMessage(message, 10_000)
 
     @property
     def presenting(self) -> QAction:

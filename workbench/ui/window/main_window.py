@@ -185,10 +185,10 @@ class MainWindow(QMainWindow):
             run=self.run, stop=self.stop, restart=self.restart_engine, new=self.new_file,
             open=self.open_dialog, save=self.save, save_as=self.save_as,
             open_lesson=lambda: self.lesson_view.open_dialog(self.path), save_lesson=lessons.save,
+            export_lesson=lambda: self.lesson_view.export_dialog(),
             close_lesson=lessons.close, next_step=lessons.next_step,
             previous_step=lessons.previous_step, run_above=lessons.run_all_above,
-            zoom_in=self.zoom.zoom_in,
-            zoom_out=self.zoom.zoom_out, zoom_reset=self.zoom.reset,
+            zoom_in=self.zoom.zoom_in, zoom_out=self.zoom.zoom_out, zoom_reset=self.zoom.reset,
             presentation=self.set_presentation, full_screen=self.set_full_screen,
             reset_layout=self.reset_layout, open_example=self.open_example,
             set_theme=self.set_theme))

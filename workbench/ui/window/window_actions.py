@@ -37,6 +37,7 @@ class Slots:
     save_as: Slot
     open_lesson: Slot
     save_lesson: Slot
+    export_lesson: Slot
     close_lesson: Slot
     next_step: Slot
     previous_step: Slot
@@ -72,10 +73,15 @@ class WindowActions:
                                 QKeySequence.StandardKey.SaveAs)
         self.action_open_lesson = a(
             "actionOpenLesson", "Open Lesson...", slots.open_lesson, None,
-            "open a Jupyter notebook or a percent-format script as a step-by-step lesson")
+            "open a Jupyter notebook, MyST Markdown or a Jupytext script as a step-by-step "
+            "lesson")
         self.action_save_lesson = a(
             "actionSaveLesson", "Save lesson", slots.save_lesson, None,
             "write your edits of the lesson's steps into the lesson file, in its own format")
+        self.action_export_lesson = a(
+            "actionExportLesson", "Export handout...", slots.export_lesson, None,
+            "write the lesson with what its steps showed (outputs, figures) as HTML, an "
+            "executed notebook or PDF, your edits included")
         self.action_close_lesson = a(
             "actionCloseLesson", "Close lesson", slots.close_lesson, None,
             "close the lesson; the editor keeps the code of its step as an untitled buffer")
@@ -137,8 +143,8 @@ class WindowActions:
         return action
 
     def set_lesson_open(self, on: bool) -> None:
-        for action in (self.action_save_lesson, self.action_close_lesson,
-                       self.action_next_step, self.action_previous_step,
+        for action in (self.action_save_lesson, self.action_export_lesson,
+                       self.action_close_lesson, self.action_next_step, self.action_previous_step,
                        self.action_run_above):
             action.setEnabled(on)
 
@@ -198,7 +204,8 @@ class Menus:
         lesson_menu.setObjectName("lessonMenu")
         for action in (actions.action_open_lesson, actions.action_next_step,
                        actions.action_previous_step, actions.action_run_above,
-                       actions.action_save_lesson, actions.action_close_lesson):
+                       actions.action_save_lesson, actions.action_export_lesson,
+                       actions.action_close_lesson):
             lesson_menu.addAction(action)
         self.help_menu: QMenu = menu.addMenu("&Help")
         self.help_menu.setObjectName("helpMenu")
