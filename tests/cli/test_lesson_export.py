@@ -33,6 +33,7 @@ print("hello from step 1")
 A figure:
 
 ```{code-cell}
+%matplotlib inline
 import matplotlib.pyplot as plt
 plt.plot([1, 3, 2])
 plt.title("a small plot")
@@ -107,7 +108,7 @@ def test_the_teachers_edits_are_in_the_handout(lesson_file):
                           {1: StepShown()})
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0].source == 'print("edited in class")'
-    assert code[1].source.startswith("import matplotlib")  # not edited: as read
+    assert code[1].source.startswith("%matplotlib inline")  # not edited: as read
     nbformat.validate(nb)
 
 

@@ -39,6 +39,7 @@ from workbench.api.limits import MAX_OUTPUT_CHARS
 from workbench.api.printed import truncation_note
 from workbench.api.process_env import malloc_free_bytes, trim_malloc
 from workbench.engine import source_info
+from workbench.engine.cells.shell import kernel_matplotlib
 from workbench.engine.printed import TextSink, routed
 from workbench.engine.service import Context, Service
 
@@ -522,6 +523,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     assert shell is not None  # initialize() made it
     service = Service(shell.user_ns, in_kernel=True, memory_limit=limit)
     source_info.install_thread_notes()  # Stop names the threads the user's code started
+    kernel_matplotlib(shell)  # the console's %matplotlib too: one line where it shows nowhere
     shell.user_ns["workbench_service"] = service
     main_thread = threading.get_ident()  # where requests and console cells run
     app.kernel.where_running = partial(service.where_running, main_thread)

@@ -1,5 +1,6 @@
 """A NameError that names the earlier step which failed to bind the name (the names a
-cell binds are ``api.cells.bound_names``: the window asks them too)."""
+cell binds are ``api.cells.bound_names``: the window asks them too); a magic's refusal as
+its own one line."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ def explain_cell_error(error: BaseException, filename: str,
     """The catalog's explanation; a NameError for a name that an earlier step, which failed,
     was to bind names that step (``failed``: name -> (step, "imports"/"defines"))."""
     explanation = explain(error, filename)
+    if _is_magic_refusal(error):  # IPython's own one line, as Jupyter shows it, no traceback
+        return replace(explanation, title=explanation.title.removeprefix("UsageError: "),
+                       hint="IPython refused this % line (a magic); the lines after it in "
+                       "this step did not run.")
     name = getattr(error, "name", None)
     if not (isinstance(error, NameError) and isinstance(name, str)):
         return explanation
@@ -25,3 +30,11 @@ def explain_cell_error(error: BaseException, filename: str,
     return replace(explanation, title=f"{name!r} is not defined",
                    hint="Define or import it in this step or one before it: a notebook's "
                    "steps share their names, and nothing is imported for you.")
+
+
+def _is_magic_refusal(error: BaseException) -> bool:
+    """IPython's ``UsageError``: a magic's bad arguments, or a backend the workbench cannot
+    show (``shell.no_windows``); its message is the whole story."""
+    from IPython.core.error import UsageError
+
+    return isinstance(error, UsageError)
