@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import difflib
 import logging
+import threading
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -42,6 +43,24 @@ TEXT_SUFFIXES = MARKDOWN_SUFFIXES + SCRIPT_SUFFIXES
 _FENCES = ("```", "~~~", "+++", "<!--")  # where jupytext's Markdown formats start a cell
 _SCRIPT_MARKS = ("# %%", "#%%", "# +", "# -", "# In[", "# <codecell>", "# <markdowncell>")
 _LOG = logging.getLogger("jupytext")
+# One import at a time: the window warms jupytext up on a thread (``warm_up``) while a
+# lesson may be opened on the GUI thread.
+_IMPORT = threading.Lock()
+
+
+def _jupytext() -> Any:
+    """jupytext, imported on first use: where jsonschema's format checkers are installed
+    (Jupyter Server brings them) its nbformat takes seconds to import, a cost only a text
+    notebook's reading should pay, and the window pays on a thread (``warm_up``)."""
+    with _IMPORT:
+        import jupytext
+
+    return jupytext
+
+
+def warm_up() -> None:
+    """Import jupytext ahead of the first text notebook (the window does, on a thread)."""
+    _jupytext()
 
 
 @dataclass(frozen=True)
@@ -134,9 +153,7 @@ def read_text_notebook(text: str, name: str, suffix: str,
     if crlf:
         body = body.replace("\r\n", "\n")
     _bound(body, name, suffix in MARKDOWN_SUFFIXES, max_cells)
-    # Imported here: with jsonschema's format checkers installed (Jupyter Server brings them)
-    # nbformat takes seconds to import, a cost only a text notebook's reading should pay.
-    import jupytext
+    jupytext = _jupytext()
     import yaml
 
     try:
@@ -191,8 +208,7 @@ def text_notebook_text(document: TextNotebook, sources: Mapping[int, str]) -> st
     """The file with the cells in ``sources`` (cell index -> source) replaced: the file as
     read when none is, else jupytext's writing with the teacher's own lines kept."""
     if sources:
-        import jupytext
-
+        jupytext = _jupytext()
         notebook = copy.deepcopy(document.notebook)
         for index, source in sources.items():
             notebook.cells[index].source = source.rstrip("\n")

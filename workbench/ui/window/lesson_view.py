@@ -8,13 +8,15 @@ to show it whole at its own size.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog
 
+from workbench.lessons import text_notebooks
 from workbench.lessons.text_notebooks import MARKDOWN_SUFFIXES
 from workbench.ui.lesson.lesson_controller import LessonController
 from workbench.ui.lesson.lesson_export import HandoutExport
@@ -25,6 +27,14 @@ from workbench.ui.storage.document import DocumentController
 from workbench.ui.window.failure_view import FailureView
 from workbench.ui.window.window_actions import WindowActions
 from workbench.ui.window.window_layout import DockLayout
+
+WARM_UP_AFTER_MS = 3000
+
+
+def _warm_up_text_notebooks() -> None:
+    threading.Thread(target=text_notebooks.warm_up, name="workbench-jupytext",
+                     daemon=True).start()
+
 
 LESSON_NOT_RUN = "no step has run yet: pick one (PageDown) to run its code"
 
@@ -46,6 +56,10 @@ class LessonView(QObject):
         self.failures = failures
         self._panels = panels
         self._outputs_width = 0
+        # Opening a notebook kept as text (the bundled .py lessons too) imports jupytext,
+        # seconds where jsonschema's extras are installed: done on a thread once the window
+        # is up, not on the GUI thread at the first open.
+        QTimer.singleShot(WARM_UP_AFTER_MS, _warm_up_text_notebooks)
         self.handouts = HandoutExport(self)
         self.handouts.sig_done.connect(self._on_handout)
         lessons.sig_opened.connect(self._on_opened)
