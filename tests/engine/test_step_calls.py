@@ -15,6 +15,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+x = jnp.ones((10, 15, 3))  # every test's own: none relies on another having run
+
 def f(x):
     return jnp.sum(x ** 2)
 

@@ -11,7 +11,7 @@ from typing import Any
 from workbench.api import messages as m
 from workbench.api.commands import add_time_arguments
 from workbench.api.timing import TimingReport
-from workbench.api.timing_report import report_json
+from workbench.api.timing_report import protocol_note, report_json
 from workbench.cli.common import UserOutput, read_user_file
 from workbench.cli.runner import add_engine_options, open_engine
 from workbench.engine.errors import UsageError
@@ -124,6 +124,9 @@ def format_report(report: Any, config: Any = None) -> str:
         lines.extend(_sweep_table(report))
     if report.cancelled:
         lines.append("(cancelled: partial results)")
+    protocol = protocol_note(report)
+    if protocol:
+        lines.extend(["", protocol])
     return "\n".join(lines)
 
 

@@ -61,7 +61,12 @@ from workbench.api.choices import DEVICE_CHOICES, MODES
 from workbench.api.devices import DeviceReport
 from workbench.api.messages import reply_text
 from workbench.api.timing import SweepPoint, TimingConfig, TimingReport
-from workbench.api.timing_report import ROW_FIELDS, recompilation_notes, report_json
+from workbench.api.timing_report import (
+    ROW_FIELDS,
+    protocol_note,
+    recompilation_notes,
+    report_json,
+)
 from workbench.api.writer import atomic_write_text
 from workbench.plots.export import export_png
 from workbench.plots.timing_chart import FirstCall, SweepRow, TimingBar, TimingChart
@@ -546,6 +551,9 @@ class TimingPanel(Panel):
                        "again for the new shapes; the trace/lower/compile columns show the "
                        "cost of that first call.")
         out.extend(recompilation_notes(report))
+        protocol = protocol_note(report)
+        if protocol:
+            out.append(protocol)
         if report.sweep:
             out.extend(f"{c.device}: {c.note}" for c in self.chart.crossover_notes())
         if report.cancelled:
