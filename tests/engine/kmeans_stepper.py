@@ -57,13 +57,19 @@ def _kernels():
 
     @jax.jit
     def assign(x, z, mu, c, prev, first):
-        n, k = x.shape[0], c.shape[0]
+        (n, d), k = x.shape, c.shape[0]
+        lay = lloyd.Layout.of(n, k, d)
         lab = lloyd.assign_labels(lloyd.columns(x), c)
-        st = lloyd.tally(z, mu, lloyd.cell_ids(lab, prev, lloyd.Layout.of(n, k)), c)
+        st = lloyd.tally(z, mu, lloyd.cell_ids(lab, prev, lay), c, lay)
         changed = st.changed if st.changed is not None else jnp.sum(lab != prev, dtype=jnp.int32)
         return lab, st._replace(changed=jnp.where(first, n, changed))
 
-    return jax.jit(lloyd.scatter_operand), assign, lloyd.label_dtype
+    @functools.partial(jax.jit, static_argnums=1)
+    def operand(x, k):
+        n, d = x.shape
+        return lloyd.scatter_operand(x, None, lloyd.Layout.of(n, k, d))
+
+    return operand, assign, lloyd.label_dtype
 
 
 class KMeansStepper:
@@ -76,7 +82,7 @@ class KMeansStepper:
         c = check_given(np.asarray(centroids), None, x.shape[0], x.shape[1])
         make_z, self._assign, label_dtype = _kernels()
         self._x = jnp.asarray(x)
-        self._z, self._mu = make_z(self._x)
+        self._z, self._mu = make_z(self._x, c.shape[0])
         self._c = jnp.asarray(c)
         self._tol = float(tol)
         self._lab = jnp.zeros(x.shape[0], label_dtype(c.shape[0]))

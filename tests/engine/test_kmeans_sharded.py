@@ -14,8 +14,10 @@ from workbench.engine.errors import DeviceUnavailable
 from workbench.engine.kmeans import blobs, init_centroids, run_kmeans, tutorial_points
 from workbench.engine.kmeans.sharded import padded_rows
 
-# Each case: (N, D, K, max_iter, tol, record_labels). Pair cells below K=33, a plain
-# count above; N not a multiple of 4 pads; N=3 leaves a device with padding only.
+# Each case: (N, D, K, max_iter, tol, record_labels). Up to K=16 the label and its
+# change ride in the distance, up to K=128 the change in the scatter cell, a plain
+# count above; rows of 2 points at small D and K; N not a multiple of 4 pads; N=3
+# leaves a device with padding only.
 CASES = [
     (800, 2, 4, 100, 0.0, True),
     (10_001, 3, 6, 100, 1e-5, True),
@@ -23,6 +25,7 @@ CASES = [
     (4_097, 7, 40, 30, 0.0, True),
     (100_003, 2, 8, 20, -1.0, False),
     (1_000, 2, 3, 0, 0.0, True),
+    (2_001, 2, 130, 5, 0.0, True),
 ]
 
 SCRIPT = """

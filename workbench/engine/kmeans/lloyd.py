@@ -7,31 +7,48 @@ the K centroids (K is static, so the loop unrolls into one fused elementwise
 pass over the points) and the update is one ``segment_sum`` (a scatter-add)
 of a loop-invariant operand [x - mean, 1, |x - mean|^2] prepared once per
 run. That one scatter also yields the cluster sizes, the mean squared
-distance (scikit-learn's inertia / N) and (scattering into (previous, new)
-label pairs) the number of points that changed cluster, so an iteration
-reads the points twice: once to assign, once to add. The mean distance (the
-k-means tutorial's distortion) needs a square root per point: it is summed
-in the assignment, which XLA on CPU then computes in a second fusion (about
-+20% per iteration at N=1e6).
+distance (scikit-learn's inertia / N) and the number of points that changed
+cluster, so an iteration reads the points twice: once to assign, once to add.
 
-Other measured choices: the operand is padded to 4 (or 8) floats (a 3-float
-scatter window is slower than 4), labels are int8 when K allows, and the
-assignment is materialised once (otherwise XLA recomputes the distances
-inside each of its consumers).
+What XLA on CPU makes of it decides the rest (measured per kernel with
+``jax.profiler`` traces, old and new code alternating in one process):
+
+* The scatter is one loop on one thread at about 4 ns a row, whatever the
+  row's width (4, 8 or 16 floats). Rows of ``group`` consecutive points (two
+  at D=2, K=8: 8 floats) halve its rows; a row's cell is the combination of
+  its points' digits (``Layout``). It is still about half of an iteration.
+* XLA does not compute two outputs in one loop: a fusion that writes the
+  labels and one that writes the distances each redo the K distances. Up to
+  PACK_LIMIT clusters one pass writes a float32 per point, the distance with
+  the point's digit in its lowest mantissa bits (``assign_packed``); the
+  labels, the cells and the mean distance (a plain sum) are read from it.
+* The digit is 2 * label + (label changed since the last pass): the scatter
+  then also counts the changed points, and since the assignment reads the
+  previous labels itself, XLA writes the new labels over them in the loop's
+  carry (no copy of either, where a separate read cost two 1 MB copies).
+* A reduction that XLA fuses with its producer runs element by element (5 ms
+  for a float32 sum of 2e6 products); a sum of a materialised array goes to
+  its YNNPACK kernels (0.1-0.3 ms). Hence the materialised assignment (a
+  conditional's result) and the plain sums. One-hot matrix products, bf16
+  or int8 dots and reductions of [N, K] one-hot arrays were all 3-20x slower
+  than the scatter.
+* XLA hoists loop-invariant work out of the ``while_loop``, including the
+  lane and block numbers of the cells (two int32 arrays every pass then reads
+  back); ``cell_ids`` / ``row_ids`` take a loop-carried zero to prevent it.
 
 Accuracy: float32 sums of 1e5 points drift (a plain scatter-add is off by
 1e-4 on data far from the origin, enough to flip labels at 1e6 points). The
-operand is centred on the data mean, and each point goes to one of 8 cells
-of its cluster by its lane (i mod 8) and its block of 2**16 consecutive
-points, so a float32 accumulator sums a few thousand points; the cells are
-added at the end. At N=1e6 the final centroids are then within 3e-6 of a
-float64 Lloyd with identical labels (scikit-learn's float32: 1e-4, 5 labels
-off). Lanes also break the chain of dependent adds into one accumulator
-when the data are sorted by cluster (4x faster then).
+operand is centred on the data mean, and each row goes to one of the lanes
+of its cell (its row number mod 8, mod 4 with rows of two points) in its block
+of 2**16 consecutive points, so a float32 accumulator sums at most 8192 rows;
+the cells are added at the end.
+At N=1e6 the final centroids are then within 6e-6 of a float64 Lloyd with
+identical labels (scikit-learn's float32: 1e-4, 5 labels off). The packed
+distance is off by at most 2**(label_bits - 22) relative (4e-6 at K=16).
 
 Sharded over devices (``sharded.py``), the same code runs on each device's
 rows inside ``jax.shard_map`` with a ``Shard``: the assignment and the scatter
-stay local, and what sums over points (the data mean, the [P, K, W] cluster
+stay local, and what sums over points (the data mean, the [2K, W] cluster
 sums, the mean distance) is added across devices with one ``lax.psum`` each.
 Without a ``Shard`` nothing here changes: the one-device run traces to the
 same program as before sharding existed.
@@ -51,13 +68,27 @@ from jax import lax
 # Above this many K*D terms the loop over centroids is a fori_loop, not
 # unrolled, so that compile time stays small for large K.
 UNROLL_LIMIT = 256
+# Up to this K a point's digit in its scatter cell is 2 * label + (label changed
+# since the last pass), so the number of points that changed cluster comes out
+# of the same scatter; above it, the digit is the label and a separate count.
+PAIR_LIMIT = 128
+# Consecutive points go to the scatter as rows of ``group`` points (group * W
+# floats): XLA's scatter costs about the same per row for 4, 8 or 16 floats. A
+# row's cell is the combination of its points' digits, so the group grows while
+# the row stays within ROW_LIMIT floats and the combinations within COMBO_LIMIT.
+# Up to LANES lanes interleave consecutive rows (fewer where the cells of a
+# block would pass BLOCK_CELLS).
+ROW_LIMIT = 16
+COMBO_LIMIT = 256
 LANES = 8
-# Up to this K the scatter cells are (previous label, label, lane): the
-# number of points that changed cluster then comes out of the same scatter.
-PAIR_LIMIT = 32
 # Cells per block of consecutive points, and in all (accumulators stay in cache).
-BLOCK_CELLS = 4096
+BLOCK_CELLS = 1024
 MAX_CELLS = 1 << 16
+# Up to this K a pass computes one float32 per point, the distance to the
+# nearest centroid with the point's digit in its lowest mantissa bits (at most
+# 5, a relative change below 4e-6), instead of two arrays from two passes over
+# the points: XLA on CPU computes each output of a loop in a fusion of its own.
+PACK_LIMIT = 16
 # Points per block: at least 2**16 (at N=1e6, blocks of 2**20 drifted off the
 # float64 trajectory, 2**14 cost more); at most 2**23 keeps counts exact.
 MIN_BLOCK_LOG2, MAX_BLOCK_LOG2 = 16, 23
@@ -99,37 +130,57 @@ def label_dtype(k: int) -> np.dtype:
 
 
 class Layout(NamedTuple):
-    """Where each point is added: cell = ((block * P + previous) * K + label) * R + lane.
+    """Where each point is added: rows of ``group`` consecutive points, a cell a row.
 
-    Blocks are runs of 2**shift consecutive points, lanes interleave
-    consecutive points, P is K with (previous, new) label pairs, else 1.
+    A point's digit is 2 * label + changed with ``flags``, else its label (``base``
+    values). A row's cell is ((block * C + combination) * R + lane): the combination
+    of its points' digits (C = base ** group of them), R lanes interleaving
+    consecutive rows, blocks of 2**shift consecutive points.
     """
 
+    n: int  # points (this device's rows when sharded)
     k: int
-    pairs: bool
+    flags: bool
+    group: int
     lanes: int
     blocks: int
     shift: int
 
     @classmethod
-    def of(cls, n: int, k: int) -> Layout:
-        pairs = k <= PAIR_LIMIT
+    def of(cls, n: int, k: int, d: int = 2) -> Layout:
+        flags = k <= PAIR_LIMIT
+        base = 2 * k if flags else k
+        group, width = 1, operand_width(d)
+        while 2 * group * width <= ROW_LIMIT and base ** (2 * group) <= COMBO_LIMIT:
+            group *= 2
         lanes = LANES
-        while lanes > 1 and (k if pairs else 1) * k * lanes > BLOCK_CELLS:
+        while lanes > 1 and base**group * lanes > BLOCK_CELLS:
             lanes //= 2
-        per_block = (k if pairs else 1) * k * lanes
+        per_block = base**group * lanes
         max_blocks = max(1, MAX_CELLS // per_block)
         shift = max(MIN_BLOCK_LOG2, (-(-n // max_blocks) - 1).bit_length())
         shift = min(shift, MAX_BLOCK_LOG2)
-        return cls(k, pairs, lanes, -(-n // (1 << shift)), shift)
+        return cls(n, k, flags, group, lanes, -(-n // (1 << shift)), shift)
+
+    @property
+    def base(self) -> int:
+        return 2 * self.k if self.flags else self.k
+
+    @property
+    def combos(self) -> int:
+        return self.base**self.group
 
     @property
     def per_block(self) -> int:
-        return (self.k if self.pairs else 1) * self.k * self.lanes
+        return self.combos * self.lanes
 
     @property
     def cells(self) -> int:
         return self.blocks * self.per_block
+
+    def padded(self, n: int) -> int:
+        """n rounded up to whole rows."""
+        return -(-n // self.group) * self.group
 
 
 def operand_width(d: int) -> int:
@@ -143,10 +194,13 @@ def columns(x: jax.Array) -> tuple[jax.Array, ...]:
     return tuple(x[:, j] for j in range(x.shape[1]))
 
 
-def scatter_operand(x: jax.Array, shard: Shard | None = None) -> tuple[jax.Array, jax.Array]:
-    """The [N, W] operand [x - mean, 1, |x - mean|^2, 0...] and the mean it is centred on.
+def scatter_operand(x: jax.Array, shard: Shard | None = None,
+                    lay: Layout | None = None) -> tuple[jax.Array, jax.Array]:
+    """The operand [x - mean, 1, |x - mean|^2, 0...] and the mean it is centred on.
 
-    Sharded, the mean is of all the points and padding rows are all zero (no count).
+    [N, W], or with a layout [rows, group * W]: zero points pad N to whole rows
+    (a free reshape of the padded [N, W]). Sharded, the mean is of all the points
+    and padding rows are all zero (no count).
     """
     n, d = x.shape
     mu = jnp.mean(x, axis=0) if shard is None else shard.total(x) / shard.n
@@ -158,7 +212,12 @@ def scatter_operand(x: jax.Array, shard: Shard | None = None) -> tuple[jax.Array
     z = jnp.concatenate(parts, axis=1)
     if shard is not None and shard.valid is not None:
         z = jnp.where(shard.valid[:, None], z, 0)
-    return z, mu
+    if lay is None:
+        return z, mu
+    rows = lay.padded(n)
+    if rows != n:
+        z = jnp.concatenate([z, jnp.zeros((rows - n, z.shape[1]), z.dtype)])
+    return z.reshape(rows // lay.group, -1), mu
 
 
 def assign(cols: Sequence[jax.Array], c: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -196,17 +255,44 @@ def assign(cols: Sequence[jax.Array], c: jax.Array) -> tuple[jax.Array, jax.Arra
     return lab, best
 
 
-def cell_ids(lab: jax.Array, prev: jax.Array, lay: Layout) -> jax.Array:
-    """The scatter cell of every point (int32)."""
-    n = lab.shape[0]
-    i = jnp.arange(n, dtype=jnp.int32)
-    ids = lab.astype(jnp.int32)
-    if lay.pairs:
-        ids = prev.astype(jnp.int32) * lay.k + ids
-    ids = ids * lay.lanes + (i & (lay.lanes - 1))
+def digits(lab: jax.Array, prev: jax.Array, lay: Layout) -> jax.Array:
+    """Every point's digit (int32): 2 * label + (label != previous label) with flags."""
+    digit = lab.astype(jnp.int32)
+    if lay.flags:
+        digit = 2 * digit + (lab != prev).astype(jnp.int32)
+    return digit
+
+
+def row_ids(digit: jax.Array, lay: Layout, zero: jax.Array | None = None) -> jax.Array:
+    """The scatter cell of every row of ``lay.group`` points from their digits (int32).
+
+    Inside a loop pass a loop-carried ``zero``: the row index then depends on it, or
+    XLA hoists the lane and block numbers out of the loop into two int32 arrays that
+    every pass reads back (8 MB at N=1e6).
+    """
+    n = digit.shape[0]
+    padded = lay.padded(n)
+    if padded != n:
+        digit = jnp.pad(digit, (0, padded - n))
+    rows = padded // lay.group
+    per_row = digit.reshape(rows, lay.group)
+    ids = per_row[:, 0]
+    for g in range(1, lay.group):
+        ids = ids * lay.base + per_row[:, g]
+    r = jnp.arange(rows, dtype=jnp.int32)
+    if zero is not None:
+        r = r + zero
+    if lay.lanes > 1:
+        ids = ids * lay.lanes + (r & (lay.lanes - 1))
     if lay.blocks > 1:
-        ids = ids + lay.per_block * (i >> lay.shift)
+        ids = ids + lay.per_block * (r >> (lay.shift - (lay.group.bit_length() - 1)))
     return ids
+
+
+def cell_ids(lab: jax.Array, prev: jax.Array, lay: Layout,
+             zero: jax.Array | None = None) -> jax.Array:
+    """The scatter cell of every row of points labelled ``lab`` (``prev`` the pass before)."""
+    return row_ids(digits(lab, prev, lay), lay, zero)
 
 
 def assign_labels(cols: Sequence[jax.Array], c: jax.Array) -> jax.Array:
@@ -223,10 +309,49 @@ def assign_with_distance(cols: Sequence[jax.Array], c: jax.Array,
     within 1e-8 of float64).
     """
     lab, best = assign(cols, c)
-    labels = lab.astype(label_dtype(c.shape[0]))
+    return lab.astype(label_dtype(c.shape[0])), mean_of(jnp.sqrt(best), shard)
+
+
+def label_bits(k: int) -> int:
+    """Bits of a label 0..k-1."""
+    return max(1, (k - 1).bit_length())
+
+
+def assign_packed(cols: Sequence[jax.Array], c: jax.Array, prev: jax.Array) -> jax.Array:
+    """Distance to the nearest centroid (float32) with the point's digit in its low bits.
+
+    The digit is 2 * label + (label != ``prev``), as ``digits`` with flags, in the
+    lowest label_bits(K) + 1 mantissa bits. The distance is at least 0, so the
+    packed value still is, within a relative 2**(label_bits - 22) of it (the square
+    root is taken here, in the assignment's loop, so that its mean is a plain sum).
+    Infinity is clamped to the largest float first, where the bits would make a NaN.
+    """
+    lab, best = assign(cols, c)
+    dist = jnp.minimum(jnp.sqrt(best), jnp.finfo(best.dtype).max)
+    digit = 2 * lab + (lab != prev.astype(lab.dtype)).astype(lab.dtype)
+    mask = (1 << (label_bits(c.shape[0]) + 1)) - 1
+    bits = lax.bitcast_convert_type(dist, jnp.uint32)
+    bits = (bits & jnp.uint32(0xFFFFFFFF ^ mask)) | digit.astype(jnp.uint32)
+    return lax.bitcast_convert_type(bits, dist.dtype)
+
+
+def packed_digits(packed: jax.Array, k: int) -> jax.Array:
+    """The digits (int32) in ``assign_packed``'s result."""
+    bits = lax.bitcast_convert_type(packed, jnp.uint32)
+    return (bits & jnp.uint32((1 << (label_bits(k) + 1)) - 1)).astype(jnp.int32)
+
+
+def unpack_labels(packed: jax.Array, k: int) -> jax.Array:
+    """The labels (smallest int type) in ``assign_packed``'s result."""
+    bits = lax.bitcast_convert_type(packed, jnp.uint32) >> 1
+    return (bits & jnp.uint32((1 << label_bits(k)) - 1)).astype(label_dtype(k))
+
+
+def mean_of(per_row: jax.Array, shard: Shard | None = None) -> jax.Array:
+    """The mean over the points of a [rows] array (sharded: over every device's real rows)."""
     if shard is None:
-        return labels, jnp.sum(jnp.sqrt(best)) / best.shape[0]
-    return labels, shard.total(jnp.sqrt(best)) / shard.n
+        return jnp.sum(per_row) / per_row.shape[0]
+    return shard.total(per_row) / shard.n
 
 
 class Stats(NamedTuple):
@@ -235,32 +360,38 @@ class Stats(NamedTuple):
     new_centroids: jax.Array  # [K, D] means of the clusters (empty ones keep theirs)
     counts: jax.Array  # [K] int32
     distortion: jax.Array  # mean squared distance to the frame's centroids (inertia / N)
-    changed: jax.Array | None  # points whose label changed (None without pairs)
+    changed: jax.Array | None  # points whose label changed (None without flags)
 
 
-def tally(z: jax.Array, mu: jax.Array, ids: jax.Array, c: jax.Array,
+def tally(z: jax.Array, mu: jax.Array, ids: jax.Array, c: jax.Array, lay: Layout,
           shard: Shard | None = None) -> Stats:
     """Per-cluster sums of [x - mean, 1, |x - mean|^2] and what follows from them.
 
-    The distortion comes from the same sums: sum |x - c|^2 over a cluster is
-    Q - 2 (c - mean).S + n |c - mean|^2, so no second pass over the points.
-    Sharded, each device sums its rows and the [P, K, W] sums are added across
-    devices: the only per-iteration all-reduce of a sharded run besides scalars.
+    ``z`` is the [rows, group * W] operand and ``ids`` the rows' cells. The cells are
+    added over blocks and lanes, then each of a row's points gives its cluster the
+    sums over the combinations where its digit is that cluster's. The distortion
+    comes from the same sums: sum |x - c|^2 over a cluster is Q - 2 (c - mean).S +
+    n |c - mean|^2, so no second pass over the points. Sharded, each device sums
+    its rows and the [base, W] sums are added across devices: the only
+    per-iteration all-reduce of a sharded run besides scalars.
     """
     k, d = c.shape
-    lay = Layout.of(z.shape[0], k)
-    n = z.shape[0] if shard is None else shard.n
-    p = k if lay.pairs else 1
+    n = lay.n if shard is None else shard.n
     s = jax.ops.segment_sum(z, ids, lay.cells)
-    s = s.reshape(lay.blocks, p, k, lay.lanes, -1).sum(axis=(0, 3))  # [P, K, W]
+    s = s.reshape(lay.blocks, lay.combos, lay.lanes, lay.group, -1).sum(axis=(0, 2))
+    s = s.reshape((lay.base,) * lay.group + (lay.group, -1))
+    # [base, W]: each of a row's points adds to its digit's sums.
+    per_digit = sum(s[..., g, :].sum(axis=tuple(a for a in range(lay.group) if a != g))
+                    for g in range(1, lay.group))
+    per_digit = s[..., 0, :].sum(axis=tuple(range(1, lay.group))) + per_digit
     if shard is not None:
-        s = lax.psum(s, shard.axis)
+        per_digit = lax.psum(per_digit, shard.axis)
     changed = None
-    if lay.pairs:
-        stay = jnp.trace(s[:, :, d])
-        changed = (jnp.float32(n) - stay).astype(jnp.int32)
-    s = s.sum(axis=0)
-    sums, counts, sq = s[:, :d], s[:, d], s[:, d + 1]
+    if lay.flags:
+        per_digit = per_digit.reshape(k, 2, -1)
+        changed = jnp.round(per_digit[:, 1, d].sum()).astype(jnp.int32)
+        per_digit = per_digit.sum(axis=1)
+    sums, counts, sq = per_digit[:, :d], per_digit[:, d], per_digit[:, d + 1]
     cm = c - mu
     per_cluster = sq - 2 * jnp.sum(cm * sums, axis=1) + counts * jnp.sum(cm * cm, axis=1)
     dist = jnp.maximum(jnp.sum(per_cluster), 0) / n
@@ -307,7 +438,8 @@ def run(x: jax.Array, c0: jax.Array, tol: jax.Array, max_iter: int, record_label
     k, d = c0.shape
     ldt = label_dtype(k)
     cols = columns(x)
-    z, mu = scatter_operand(x, shard)
+    lay = Layout.of(rows_here, k, d)
+    z, mu = scatter_operand(x, shard, lay)
     rows = max_iter + 1
     hist = History(
         passes=jnp.int32(0),
@@ -321,7 +453,7 @@ def run(x: jax.Array, c0: jax.Array, tol: jax.Array, max_iter: int, record_label
     )
     init = (c0, jnp.zeros((rows_here,), ldt), jnp.array(jnp.inf, x.dtype), jnp.bool_(False),
             hist)
-    lay = Layout.of(rows_here, k)
+    packs = k <= PACK_LIMIT and lay.flags
     assign_fn = (assign_with_distance if shard is None
                  else functools.partial(assign_with_distance, shard=shard))
 
@@ -335,8 +467,18 @@ def run(x: jax.Array, c0: jax.Array, tol: jax.Array, max_iter: int, record_label
         i = h.passes
         # A conditional's result is a buffer: this materialises the labels once
         # instead of letting XLA recompute the distances in every consumer.
-        lab, mean_dist = lax.cond(i >= 0, assign_fn, assign_fn, cols, c)
-        st = tally(z, mu, cell_ids(lab, prev_lab, lay), c, shard)
+        # jnp.minimum(i, 0) is 0, but XLA cannot hoist what depends on it.
+        zero = jnp.minimum(i, 0)
+        if packs:
+            # The previous labels are read inside the assignment: XLA then writes the
+            # new ones over them in the carry (no copy of either).
+            packed = lax.cond(i >= 0, assign_packed, assign_packed, cols, c, prev_lab)
+            lab, mean_dist = unpack_labels(packed, k), mean_of(packed, shard)
+            ids = row_ids(packed_digits(packed, k), lay, zero)
+        else:
+            lab, mean_dist = lax.cond(i >= 0, assign_fn, assign_fn, cols, c)
+            ids = cell_ids(lab, prev_lab, lay, zero)
+        st = tally(z, mu, ids, c, lay, shard)
         changed = st.changed if st.changed is not None else _count_changed(lab, prev_lab, shard)
         changed = jnp.where(i == 0, n, changed)
         dist = st.distortion
