@@ -48,6 +48,14 @@ def type_text(text: str) -> None:
             xdotool("type", "--delay", "2", line)
 
 
+def x_size(window) -> tuple[int, int] | None:
+    """The window's size as the X server has it (not as Qt last asked for it)."""
+    out = subprocess.run(["xdotool", "getwindowgeometry", "--shell", str(int(window.winId()))],
+                         capture_output=True, text=True, timeout=60).stdout
+    got = dict(line.split("=", 1) for line in out.split() if "=" in line)
+    return (int(got["WIDTH"]), int(got["HEIGHT"])) if "WIDTH" in got else None
+
+
 def main() -> int:
     app = QApplication([])
     heartbeat = QTimer(interval=20)  # wakes wait() so its deadline is checked
@@ -131,13 +139,19 @@ def main() -> int:
     # switch and the dock's resize came in an order that hid this): the plot gets the
     # screen, its x axis shown. Before, the dock kept the console's height.
     window.resize(1024, 768)
-    wait(app, "the window at 1024x768", lambda: (window.width(), window.height())
-         == (1024, 768))
+    # The widget takes its new size at once; the X server's window, and the layout that
+    # follows it, come later. A click aimed before then lands where the tab used to be.
+    wait(app, "the window at 1024x768 on the X server", lambda: x_size(window) == (1024, 768)
+         and window.windowHandle().geometry().size().toTuple() == (1024, 768),
+         state=lambda: f"X says {x_size(window)}, Qt {window.windowHandle().geometry()}")
+    app.sendPostedEvents()  # the layout requests the resize posted
+    app.processEvents()
     bar = next(b for b in window.findChildren(QTabBar)
                if any(b.tabText(i) == "Plot" for i in range(b.count())))
     tab = next(i for i in range(bar.count()) if bar.tabText(i) == "Plot")
     where = bar.mapToGlobal(bar.tabRect(tab).center())
-    xdotool("mousemove", str(where.x()), str(where.y()), "click", "1")
+    seen["plot_tab_under_pointer"] = bar.tabAt(bar.mapFromGlobal(where)) == tab
+    xdotool("mousemove", "--sync", str(where.x()), str(where.y()), "click", "1")
     plot = window.plot_panel
     dock = window.panel_docks[0]
 
@@ -147,7 +161,10 @@ def main() -> int:
         return plot.plot.isVisible() and inside.rect().contains(rect)
 
     wait(app, "the plot tab in front", lambda: window.panel_focus.focused is dock
-         and plot.plot.isVisible())
+         and plot.plot.isVisible(),
+         state=lambda: f"clicked {where.toTuple()} on tab {bar.tabAt(bar.mapFromGlobal(where))}"
+                       f" of {[bar.tabText(i) for i in range(bar.count())]}, current "
+                       f"{bar.currentIndex()}, focused {window.panel_focus.focused}")
     end = time.monotonic() + 5  # the dock is resized once the tab's switch is done
     while not plot_whole() and time.monotonic() < end:
         app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
