@@ -25,8 +25,7 @@ On a CPU-only machine the devices are ``--cpu-devices`` virtual CPU devices
 (``XLA_FLAGS=--xla_force_host_platform_device_count``) sharing the machine's
 cores: that measures the cost of sharding (the collectives, the per-device
 loop), not a speed-up a real multi-device host would give. The script
-re-executes itself with that flag and the engine kernel's malloc settings
-(``workbench.api.process_env``) when they are missing.
+re-executes itself with that flag when it is missing.
 """
 
 from __future__ import annotations
@@ -35,8 +34,6 @@ import argparse
 import os
 import statistics
 import sys
-
-from workbench.api.process_env import MALLOC_TUNING, engine_env
 
 FLAG = "--xla_force_host_platform_device_count"
 
@@ -50,9 +47,8 @@ def _wanted_cpu_devices(argv: list[str]) -> int:
     return 4
 
 
-if any(key not in os.environ for key in MALLOC_TUNING) or FLAG not in os.environ.get(
-        "XLA_FLAGS", ""):
-    env = engine_env()
+if FLAG not in os.environ.get("XLA_FLAGS", ""):
+    env = dict(os.environ)
     env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {FLAG}={_wanted_cpu_devices(sys.argv)}"
     os.execve(sys.executable, [sys.executable, *sys.argv], env)
 

@@ -27,20 +27,18 @@ whether the targets are met at N = 1e6. scikit-learn pauses 0.3 s after each fit
 (libgomp's workers spin on after a parallel region and would take the cores from
 whatever runs next).
 
-Then ``workbench kmeans`` in-process (the command, in a child process started
-without the ``MALLOC_*`` variables, so its malloc tuning is the CLI's own
-``mallopt`` at start) vs the same run as a ``KMeans`` request to the engine
-kernel, at N = 1e6, D=2, K=8, 40 iterations (``--tol -1``), interleaved: per
-iteration each, and in-process / kernel (the target is <= 1.10). The kernel's
-figure is given for its first run (a fresh process, as the command always is)
-and its second (reusing the heap the first left, as every later run does).
+Then ``workbench kmeans`` in-process (the command, in a child process) vs the same run
+as a ``KMeans`` request to the engine kernel, at N = 1e6, D=2, K=8, 40 iterations
+(``--tol -1``), interleaved: per iteration each, and in-process / kernel (the target is
+<= 1.10). The kernel's figure is given for its first run (a fresh process, as the
+command always is) and its second (reusing the heap the first left, as every later run
+does).
 
     .venv/bin/python benchmarks/kmeans_vs_sklearn.py [--repeats 15] [--sizes 1e5 1e6]
         [--parts sklearn cli] [--threads all one]
 
-The scikit-learn part runs in one process started with the engine kernel's environment
-(``workbench.api.process_env``: glibc keeps freed blocks up to 1 GiB for
-reuse); the script re-executes itself with it when it is missing.
+Both sides run with glibc's malloc as it comes, as the engine kernel and plain Python do
+(the kernel once kept freed blocks up to 1 GiB; see ``workbench.api.process_env``).
 
 Where our time goes (N=1e6, 2-core CPU, per iteration, ``jax.profiler`` traces
 of the compiled run on a moderately loaded machine, 4.1 ms an iteration): the
@@ -81,13 +79,9 @@ import sys
 import time
 from pathlib import Path
 
-from workbench.api.process_env import MALLOC_TUNING, engine_env
-
 PIN = "KMEANS_BENCH_CORE"  # the one core a pinned child may use (set before JAX starts)
 if PIN in os.environ:
     os.sched_setaffinity(0, {int(os.environ[PIN])})
-if any(key not in os.environ for key in MALLOC_TUNING):  # as the engine kernel runs
-    os.execve(sys.executable, [sys.executable, *sys.argv], engine_env())
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -199,13 +193,12 @@ CLI_ITERS = 40
 
 
 def cli_per_iter() -> float:
-    """``workbench kmeans`` in a fresh process without the kernel's malloc variables."""
-    env = {k: v for k, v in os.environ.items() if k not in MALLOC_TUNING}
+    """``workbench kmeans`` in a fresh process, as a teacher runs it."""
     run = subprocess.run(
         [sys.executable, "-m", "workbench.cli", "kmeans", "--blobs", str(CLI_N), "--k", str(K),
          "--init", "random", "--seed", "0", "--max-iter", str(CLI_ITERS), "--tol", "-1",
          "--format", "json"],
-        env=env, capture_output=True, text=True, check=True,
+        capture_output=True, text=True, check=True,
     )
     return float(json.loads(run.stdout)["timing"]["per_iter_s"])
 
@@ -279,8 +272,7 @@ def sklearn_table(args: argparse.Namespace) -> None:
     print(
         f"jax {jax.__version__} on {jax.devices()[0].platform}, {os.cpu_count()} cores "
         f"({cores} usable); D=2, K={K}, blobs spread {SPREAD}, medians of {args.repeats} "
-        f"interleaved runs; malloc as in the engine kernel "
-        f"({' '.join(f'{k}={v}' for k, v in MALLOC_TUNING.items())})\n"
+        f"interleaved runs; glibc's malloc with its defaults, as in the engine kernel\n"
         f"Threads: XLA's CPU runtime sizes its pool to the usable cores ({cores}); "
         f"scikit-learn's OpenMP (libgomp) uses {cores} by default, 1 under threadpoolctl. "
         f"'busy cores' = CPU time / wall time of one run.\n"

@@ -1,9 +1,9 @@
 """The kernel hands freed memory back: RSS after ``del`` of 4 x 300 MB comes back within 300 MB.
 
-Its malloc keeps freed blocks up to 1 GiB for reuse and trims the heap only past 2 GiB
-(``api.process_env``), which once left RSS at its peak after the arrays were gone: 1.2 GB
-stays resident unless the kernel trims after the request. Measured on the real kernel's
-``/proc/PID/status``, after a console cell and after an editor request.
+glibc keeps freed heap blocks for reuse (its mmap threshold grows as big blocks come and
+go), which once left RSS at its peak after the arrays were gone (with the kernel's old
+malloc tuning, all 1.2 GB). Measured on the real kernel's ``/proc/PID/status``, after a
+console cell and after an editor request.
 """
 
 from __future__ import annotations

@@ -97,8 +97,12 @@ def recompilation_notes(report: TimingReport) -> list[str]:
     return notes
 
 
-def _fmt(seconds: float) -> str:
-    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
+def fmt_time(seconds: float, micro: str = "µs") -> str:
+    """Three significant digits in s/ms/µs/ns, as IPython prints them (``micro`` is "us"
+    where the terminal cannot print µ)."""
+    if not math.isfinite(seconds):
+        return "n/a"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, micro), (1e-9, "ns")):
         if seconds >= scale:
             return f"{seconds / scale:.3g} {unit}"
     return f"{seconds / 1e-9:.3g} ns"
@@ -122,8 +126,8 @@ def protocol_note(report: TimingReport) -> str:
         call = f"jf({passed})" if r.mode == "jit" else f"{report.function}({passed})"
         setup = f"jf = jax.jit({report.function}); " if r.mode == "jit" else ""
         lines.append(f"  {r.mode}: {setup}%timeit -n {r.stats.loops} -r {r.stats.repeats} "
-                     f"{call}.block_until_ready()   # median {_fmt(r.stats.median_s)}, "
-                     f"best {_fmt(r.stats.min_s)}")
+                     f"{call}.block_until_ready()   # median {fmt_time(r.stats.median_s)}, "
+                     f"best {fmt_time(r.stats.min_s)}")
     return "\n".join(lines)
 
 

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 
 from workbench import __version__
 from workbench.api.errors import Explanation
-from workbench.api.process_env import tune_malloc
 from workbench.cli.runner import add_engine_options
 
 SUBCOMMANDS: tuple[str, ...] = ("trace", "devices", "plot", "time", "kmeans", "lesson",
@@ -120,7 +119,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         except WorkbenchError as exc:
             parser.error(exc.message)
         return open_gui(args)
-    tune_malloc()  # the engine runs in this process: give it the kernel's malloc tuning
     try:
         return int(args.func(args) or 0)
     except WorkbenchError as exc:

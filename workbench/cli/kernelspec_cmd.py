@@ -3,8 +3,8 @@ JupyterHub single-user image or a kernel gateway can start it for each student.
 
 The spec runs ``python -m workbench.engine.kernel -f {connection_file}`` with this
 process's Python and the environment our own launcher gives the kernel
-(``api.process_env.engine_env``: the malloc tuning, a quiet debugger), so a kernel a
-server starts behaves like the window's. Only files are written: no JAX, no kernel.
+(``api.process_env.engine_env``: a quiet debugger; malloc as plain Python has it), so a
+kernel a server starts behaves like the window's. Only files are written: no JAX, no kernel.
 """
 
 from __future__ import annotations

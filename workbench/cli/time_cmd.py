@@ -11,6 +11,7 @@ from typing import Any
 from workbench.api import messages as m
 from workbench.api.commands import add_time_arguments
 from workbench.api.timing import TimingReport
+from workbench.api.timing_report import fmt_time as report_fmt_time
 from workbench.api.timing_report import protocol_note, report_json
 from workbench.cli.common import UserOutput, read_user_file
 from workbench.cli.runner import add_engine_options, open_engine
@@ -43,13 +44,8 @@ def _unit() -> str:
 
 
 def fmt_time(seconds: float) -> str:
-    """Three significant digits in s/ms/us/ns, as IPython prints them."""
-    if not math.isfinite(seconds):
-        return "n/a"
-    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, _unit()), (1e-9, "ns")):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
+    """``timing_report.fmt_time`` in the units this terminal can print."""
+    return report_fmt_time(seconds, _unit())
 
 
 def timeit_line(stats: Any) -> str:

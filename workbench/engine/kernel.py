@@ -103,8 +103,9 @@ TRIM_AFTER_FREE = 128 * 2**20  # free heap bytes, beyond those of the last trim
 class HeapTrimmer:
     """Hands freed memory back to the system after a request that left much of it free.
 
-    The kernel's malloc keeps freed blocks up to 1 GiB for reuse (``process_env``), so
-    ``del`` of big arrays left RSS where it was. ``malloc_trim`` returns the free pages
+    glibc keeps freed heap blocks for reuse (its mmap threshold grows to 32 MB as big
+    blocks come and go), so ``del`` of big arrays can leave RSS where it was.
+    ``malloc_trim`` returns the free pages
     (measured: 0.1-1 ms on a small heap, 10 ms after a k-means run of 1e6 points);
     reading the heap's free total costs 4 us. So it trims only when the heap holds
     ``threshold`` more free bytes than after the last trim: a ping or a trace never
