@@ -1,0 +1,123 @@
+"""A live class over a real Jupyter Server with its collaboration layer (jupyter-server-ydoc):
+a teacher and three headless followers in the shared lesson's room, the class view counted
+from what the followers say, a hostile peer dropped, a wrong token refused."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import threading
+
+import pytest
+
+from tests.kernel_util import wait_until
+from tests.server_util import running_jupyter_server
+from workbench.client.live_room import FIELD, LiveRoom, LiveRoomError
+from workbench.lessons.bundled import LESSONS_DIR
+from workbench.lessons.live_class import (
+    StudentState,
+    TeacherState,
+    class_view,
+    follow,
+    the_teacher,
+    to_awareness,
+)
+
+pytest.importorskip("jupyter_server_ydoc", reason="needs jupyter-server-ydoc (the test extra)")
+
+LESSON = "02_transformations.ipynb"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("live")
+    shutil.copy(LESSONS_DIR / LESSON, folder / LESSON)
+    with running_jupyter_server(folder) as server:
+        yield server
+
+
+def _room(server, **kwargs) -> LiveRoom:
+    return LiveRoom(server.url, server.token, LESSON, **kwargs).open()
+
+
+def test_the_room_holds_the_notebook_as_jupyterlab_opens_it(server):
+    with open(LESSONS_DIR / LESSON, encoding="utf-8") as fh:
+        cells = json.load(fh)["cells"]
+    room = _room(server)
+    try:
+        # The server loads the file into the room after the first sync: it comes as updates.
+        wait_until(lambda: len(room.cell_sources()) == len(cells), 30, "the notebook's cells")
+        assert room.cell_sources() == ["".join(c["source"]) for c in cells]
+    finally:
+        room.close()
+
+
+def test_followers_move_with_the_teacher_and_the_class_view_counts_them(server):
+    teacher = _room(server)
+    changed = threading.Event()
+    followers = [_room(server, on_peers=lambda _: changed.set()) for _ in range(3)]
+    try:
+        taught = TeacherState(session="s1", lesson=LESSON, step=1, steps=8)
+        for step in (2, 5):
+            taught = TeacherState(session="s1", lesson=LESSON, step=step, steps=8)
+            teacher.say(to_awareness(taught))
+            wait_until(lambda t=taught: all(the_teacher(f.peers()) == t for f in followers),
+                       30, f"every follower to see step {step}")
+            for i, f in enumerate(followers):
+                me = StudentState(step=1 if step == 2 else 2)
+                move = follow(the_teacher(f.peers()), me, LESSON)
+                assert move.step == step
+                failed = "dot-shape" if i == 0 else None
+                f.say(to_awareness(StudentState(step=step, ran=True, failed=failed,
+                                                name="Ada" if i == 2 else None)))
+            wait_until(lambda s=step: class_view(teacher.peers(), 8)[s - 1].on == 3, 30,
+                       "the teacher to see the three students")
+            row = class_view(teacher.peers(), 8)[step - 1]
+            assert (row.on, row.ran, row.failed) == (3, 3, 1)
+            assert row.kinds == (("dot-shape", 1),) and row.names == ("Ada",)
+        assert changed.is_set()
+        # A student on their own stays put, and is offered the way back.
+        away = follow(the_teacher(followers[0].peers()), StudentState(step=7, following=False),
+                      LESSON)
+        assert away.step is None and away.back_label == "back to the teacher: step 5"
+    finally:
+        for room in (teacher, *followers):
+            room.close()
+    # A closed window leaves the room: the others no longer count it.
+    watcher = _room(server)
+    try:
+        wait_until(lambda: not [s for s in watcher.peers().values() if s], 30,
+                   "the closed windows' states to go")
+    finally:
+        watcher.close()
+
+
+def test_a_hostile_peer_is_dropped_with_a_log_line(server, caplog):
+    teacher, student = _room(server), _room(server)
+    try:
+        teacher.say(to_awareness(TeacherState(session="s2", lesson=LESSON, step=3, steps=8)))
+        # A second "teacher" with a step past the end, and a student with junk in it.
+        student.say({"role": "teacher", "session": "x", "lesson": LESSON, "step": 99,
+                     "steps": 8})
+        with caplog.at_level(logging.WARNING):
+            wait_until(lambda: any(isinstance(s, dict) and s.get("step") == 99
+                                   for s in teacher.peers().values()), 30, "the hostile state")
+            assert class_view(teacher.peers(), 8)[2].on == 0
+            watcher = _room(server)
+            try:
+                wait_until(lambda: the_teacher(watcher.peers()) is not None, 30,
+                           "the real teacher, the hostile one dropped")
+                assert the_teacher(watcher.peers()).step == 3
+            finally:
+                watcher.close()
+        assert "dropped the state of peer" in caplog.text
+        assert FIELD == "workbench"
+    finally:
+        teacher.close()
+        student.close()
+
+
+def test_a_wrong_token_is_refused_with_a_readable_message(server):
+    with pytest.raises(LiveRoomError, match="refused the token"):
+        LiveRoom(server.url, "not-the-token", LESSON, timeout=10).open()

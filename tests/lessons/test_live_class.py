@@ -1,0 +1,112 @@
+"""The live class's shared state: peers' awareness states checked, the class view counted,
+a follower's move decided, all without Qt or a server."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from workbench.lessons.live_class import (
+    StudentState,
+    TeacherState,
+    class_view,
+    counts_line,
+    follow,
+    read_peer,
+    the_teacher,
+    to_awareness,
+)
+
+TEACHER = TeacherState(session="s-1", lesson="02_transformations.ipynb", step=3, steps=8)
+
+
+def test_states_go_through_the_awareness_and_back():
+    students = [StudentState(step=2), StudentState(step=3, ran=True, failed="dot-shape",
+                                                   name="Ada", following=False)]
+    for state in (TEACHER, *students):
+        assert read_peer(to_awareness(state)) == state
+    assert "name" not in to_awareness(students[0])  # not shared: not sent at all
+
+
+@pytest.mark.parametrize("raw", [
+    [1, 2],
+    "teacher",
+    {"role": "admin", "step": 1},
+    {"role": "student"},
+    {"role": "student", "step": 0},
+    {"role": "student", "step": True},  # a JSON true is not step 1
+    {"role": "student", "step": 2.0},
+    {"role": "student", "step": 10**9},
+    {"role": "student", "step": 1, "following": "yes"},
+    {"role": "student", "step": 1, "ran": False, "failed": "dot-shape"},
+    {"role": "student", "step": 1, "ran": True, "failed": "<script>"},
+    {"role": "student", "step": 1, "name": "x" * 41},
+    {"role": "student", "step": 1, "name": "Ada\x1b[2J"},
+    {"role": "teacher", "session": "s", "lesson": "l", "step": 9, "steps": 8},
+    {"role": "teacher", "session": "../../etc", "lesson": "l", "step": 1, "steps": 8},
+    {"role": "teacher", "session": "s", "lesson": "", "step": 1, "steps": 8},
+])
+def test_a_malformed_or_hostile_state_is_dropped_with_a_log_line(raw, caplog):
+    with caplog.at_level(logging.WARNING, logger="workbench.lessons.live_class"):
+        assert read_peer(raw, peer=7) is None
+    assert len(caplog.records) == 1
+    assert caplog.records[0].getMessage().startswith("live class: dropped the state of peer 7")
+
+
+def test_an_empty_state_is_no_one_and_no_log_line(caplog):
+    with caplog.at_level(logging.WARNING):
+        assert read_peer({}) is None and read_peer(None) is None
+    assert not caplog.records
+
+
+def test_the_class_view_counts_each_step_and_failures_by_kind():
+    states = {
+        1: to_awareness(TEACHER),
+        2: {"role": "student", "step": 3, "ran": True, "failed": "tracer-bool", "name": "Ada"},
+        3: {"role": "student", "step": 3, "ran": True, "failed": "tracer-bool"},
+        4: {"role": "student", "step": 3, "ran": True, "failed": "dot-shape"},
+        5: {"role": "student", "step": 3, "ran": True},
+        6: {"role": "student", "step": 2},
+        7: {"role": "student", "step": "3"},  # dropped, not counted
+        8: {"role": "student", "step": 12},  # past the end: not a row
+    }
+    rows = class_view(states, steps=8)
+    assert len(rows) == 8
+    three = rows[2]
+    assert (three.on, three.ran, three.failed) == (4, 4, 3)
+    assert three.kinds == (("tracer-bool", 2), ("dot-shape", 1))
+    assert three.names == ("Ada",)
+    assert (rows[1].on, rows[1].ran, rows[1].failed) == (1, 0, 0)
+    assert sum(r.on for r in rows) == 5
+    assert counts_line(rows) == ("step 2: 1 on it, 0 ran, 0 failed\n"
+                                 "step 3: 4 on it, 4 ran, 3 failed (tracer-bool 2, dot-shape 1);"
+                                 " Ada")
+
+
+def test_two_teachers_are_followed_by_no_one(caplog):
+    other = to_awareness(TeacherState(session="s-2", lesson=TEACHER.lesson, step=5, steps=8))
+    assert the_teacher({1: to_awareness(TEACHER)}) == TEACHER
+    with caplog.at_level(logging.WARNING):
+        assert the_teacher({1: to_awareness(TEACHER), 2: other}) is None
+    assert "2 peers claim to teach" in caplog.text
+    assert the_teacher({3: {"role": "student", "step": 1}}) is None
+
+
+def test_a_follower_moves_with_the_teacher_and_an_explorer_is_offered_the_way_back():
+    lesson = TEACHER.lesson
+    assert follow(TEACHER, StudentState(step=1), lesson).step == 3
+    assert follow(TEACHER, StudentState(step=3), lesson).step is None
+    away = follow(TEACHER, StudentState(step=5, following=False), lesson)
+    assert away.step is None and away.back_label == "back to the teacher: step 3"
+    assert follow(TEACHER, StudentState(step=3, following=False), lesson).back_label is None
+
+
+def test_a_follower_is_told_when_no_one_teaches_the_lesson():
+    me = StudentState(step=1)
+    assert follow(None, me, "03_vmap.ipynb").notice == "03_vmap.ipynb is not being taught right now"
+    assert follow(TEACHER, me, "03_vmap.ipynb").notice == (
+        "the teacher is teaching 02_transformations.ipynb, not 03_vmap.ipynb")
+    ended = TeacherState(session="s-1", lesson=TEACHER.lesson, step=3, steps=8, ended=True)
+    move = follow(ended, me, TEACHER.lesson)
+    assert move.step is None and move.notice == "the teacher ended the class"
