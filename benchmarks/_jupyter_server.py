@@ -31,7 +31,8 @@ def jupyter_server(folder: Path) -> Iterator[tuple[str, str, subprocess.Popen]]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root", f"--port={port}",
          "--ip=127.0.0.1", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}",
-         "--ServerApp.port_retries=0", f"--BaseFileIdManager.db_path={folder / 'file_id.db'}"],
+         "--ServerApp.port_retries=0", f"--BaseFileIdManager.db_path={folder / 'file_id.db'}",
+         f"--SQLiteYStore.db_path={folder / 'ystore.db'}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 60

@@ -73,7 +73,8 @@ def running_jupyter_server(folder: Path, *, gateway: bool = False, port: int | N
                  f"--port={port}", "--ip=127.0.0.1", f"--IdentityProvider.token={token}",
                  f"--ServerApp.root_dir={folder}", "--ServerApp.port_retries=0",
                  # The collaboration layer's file ids (where installed): not in ~/.local.
-                 f"--BaseFileIdManager.db_path={folder / 'file_id.db'}"])
+                 f"--BaseFileIdManager.db_path={folder / 'file_id.db'}",
+                 f"--SQLiteYStore.db_path={folder / 'ystore.db'}"])
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
     server = JupyterServerProcess(f"http://127.0.0.1:{port}/", token, proc, log)
 
