@@ -17,6 +17,7 @@ import contextlib
 import json
 import logging
 import threading
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping

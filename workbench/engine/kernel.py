@@ -105,8 +105,8 @@ class HeapTrimmer:
 
     glibc keeps freed heap blocks for reuse (its mmap threshold grows to 32 MB as big
     blocks come and go), so ``del`` of big arrays can leave RSS where it was.
-    ``malloc_trim`` returns the free pages
-    (measured: 0.1-1 ms on a small heap, 10 ms after a k-means run of 1e6 points);
+    ``malloc_trim`` returns the free pages (measured: 0.1-1 ms on a small heap, 10 ms
+    after a k-means run of 1e6 points);
     reading the heap's free total costs 4 us. So it trims only when the heap holds
     ``threshold`` more free bytes than after the last trim: a ping or a trace never
     pays, and a k-means run reuses the blocks the previous run left below it.
