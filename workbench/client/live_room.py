@@ -114,17 +114,12 @@ class LiveRoom:
 
     def say(self, state: Mapping[str, object] | None) -> None:
         """This window's state for every peer (None: none, as when leaving)."""
-        from pycrdt import create_awareness_message
-
         with self._lock:
-            if state is None:
-                self._awareness.set_local_state(None)
-            else:
-                self._awareness.set_local_state({FIELD: dict(state)})
-            update = self._awareness.encode_awareness_update([self.client_id])
-        self._send(create_awareness_message(update))
+            self._awareness.set_local_state(None if state is None else {FIELD: dict(state)})
+        self._resend()
 
     def _resend(self) -> None:
+        """This window's current state, sent again (to a newcomer, or after a change)."""
         from pycrdt import create_awareness_message
 
         with self._lock:
