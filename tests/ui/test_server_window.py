@@ -22,6 +22,16 @@ def selu(x, alpha=1.67, lmbda=1.05):
 """
 
 
+def until_console(qtbot, window, needle: str, timeout: int = 30000) -> None:
+    """Wait for ``needle`` in the console and for its prompt (a person types at the prompt);
+    a timeout shows the console's last lines."""
+    def shown() -> None:
+        text = console_text(window)
+        assert needle in text and not window.console_panel.widget._executing, (
+            f"waiting for {needle!r} and the prompt; the console ends:\n{text[-1500:]}")
+    qtbot.waitUntil(shown, timeout=timeout)
+
+
 @pytest.fixture(scope="module")
 def jupyter(tmp_path_factory):
     with running_jupyter_server(tmp_path_factory.mktemp("server")) as server:
@@ -43,13 +53,13 @@ def test_the_window_runs_on_a_server_kernel_and_names_the_server(qtbot, make_win
     assert isinstance(window.engine.client.call(p.Ping(), 30), p.Result)
     qtbot.waitUntil(lambda: "cpu" in window.status_widgets.devices_label.text(), timeout=30000)
     # The console: on the same kernel, through the server, both ways.
-    qtbot.waitUntil(lambda: "In [" in console_text(window), timeout=30000)
+    until_console(qtbot, window, "In [")
     console = window.console_panel
     assert jupyter.token not in repr(console.connection_file)
     console.execute("print('selu says', float(selu(2.0)))")
-    qtbot.waitUntil(lambda: "selu says 2.0999" in console_text(window), timeout=30000)  # f32
-    console.execute("offset = 100")
-    qtbot.waitUntil(lambda: "In [3]" in console_text(window), timeout=30000)
+    until_console(qtbot, window, "selu says 2.0999")  # f32
+    console.execute("offset = 100; print('offset', offset)")
+    until_console(qtbot, window, "offset 100")
     with qtbot.waitSignal(window.sig_traced, timeout=30000) as traced:
         window.editor.setPlainText(SELU + "\ndef shifted(x):\n    return x + offset\n")
     with qtbot.waitSignal(window.sig_traced, timeout=30000) as traced:
@@ -66,7 +76,7 @@ def test_the_window_runs_on_a_server_kernel_and_names_the_server(qtbot, make_win
     qtbot.waitUntil(lambda: window.engine.client.state == State.BUSY, timeout=30000)
     window.engine.client.server.transport.abort()
     console.execute("print('still', offset + 1)")
-    qtbot.waitUntil(lambda: "still 101" in console_text(window), timeout=30000)
+    until_console(qtbot, window, "still 101")
     assert isinstance(replies.get(timeout=30), p.Result)
     assert window.engine.client.server.reconnected == 1
     # Restart engine, with a cell of the console's running: the console starts afresh on
@@ -77,9 +87,9 @@ def test_the_window_runs_on_a_server_kernel_and_names_the_server(qtbot, make_win
     window.restart_engine()
     qtbot.waitUntil(lambda: console.kernel_client is not old_client
                     and window.engine.client.state == State.IDLE, timeout=90000)
-    qtbot.waitUntil(lambda: "In [1]" in console_text(window), timeout=30000)
+    until_console(qtbot, window, "In [1]")
     console.execute("print('after', 2 + 2)")
-    qtbot.waitUntil(lambda: "after 4" in console_text(window), timeout=30000)
+    until_console(qtbot, window, "after 4")
     shown = " ".join([window.windowTitle(), window.status.text(), window.status.toolTip(),
                       console_text(window), window.notice_text.toPlainText()])
     assert jupyter.token not in shown

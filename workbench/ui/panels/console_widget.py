@@ -3,7 +3,9 @@
 qtconsole clears its text when a new client's kernel first answers ``kernel_info`` (its
 reset). What the workbench announces while the console changes kernel is said again after
 that reset; the widget's own signal says when, where the order of two queued handlers of the
-same reply, posted from the client's thread, does not.
+same reply, posted from the client's thread, does not. Only a reset that clears counts: the
+old kernel's heartbeat, silent for 3 s when a crashed engine restarts slowly, resets the
+widget without clearing it, and saying the held lines then had the clear wipe them.
 
 A kernel shut down from outside (a server's culler, JupyterLab, a ``DELETE``) made
 qtconsole ask "Close the Console?" in a modal box, which held the window's event loop until
@@ -20,13 +22,14 @@ from qtconsole.rich_jupyter_widget import RichJupyterWidget
 
 
 class ConsoleWidget(RichJupyterWidget):
-    """``RichJupyterWidget`` with ``sig_reset``, emitted once a reset is done."""
+    """``RichJupyterWidget`` with ``sig_reset``, emitted once a reset has cleared the text."""
 
     sig_reset = Signal()
 
     def reset(self, clear: bool = False) -> None:
         super().reset(clear)
-        self.sig_reset.emit()
+        if clear:
+            self.sig_reset.emit()
 
     def _handle_shutdown_reply(self, msg: dict[str, Any]) -> None:
         if self.from_here(msg) or msg.get("content", {}).get("restart", False):
