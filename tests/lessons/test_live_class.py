@@ -8,12 +8,16 @@ import logging
 import pytest
 
 from workbench.lessons.live_class import (
+    MAX_HELP_CODE_CHARS,
+    HelpRequest,
     StudentState,
     TeacherState,
     class_view,
     counts_line,
     follow,
     read_peer,
+    shared_path,
+    snapshot,
     the_teacher,
     to_awareness,
 )
@@ -34,7 +38,7 @@ def test_states_go_through_the_awareness_and_back():
     "teacher",
     {"role": "admin", "step": 1},
     {"role": "student"},
-    {"role": "student", "step": 0},
+    {"role": "student", "step": -1},
     {"role": "student", "step": True},  # a JSON true is not step 1
     {"role": "student", "step": 2.0},
     {"role": "student", "step": 10**9},
@@ -46,6 +50,10 @@ def test_states_go_through_the_awareness_and_back():
     {"role": "teacher", "session": "s", "lesson": "l", "step": 9, "steps": 8},
     {"role": "teacher", "session": "../../etc", "lesson": "l", "step": 1, "steps": 8},
     {"role": "teacher", "session": "s", "lesson": "", "step": 1, "steps": 8},
+    {"role": "student", "step": 1, "help": "please"},
+    {"role": "student", "step": 1, "help": {"step": 1, "code": "x" * (MAX_HELP_CODE_CHARS + 1)}},
+    {"role": "student", "step": 1, "help": {"step": 1, "code": "x", "error": "\x1b[31mred"}},
+    {"role": "student", "step": 1, "help": {"step": 0, "code": "x"}},
 ])
 def test_a_malformed_or_hostile_state_is_dropped_with_a_log_line(raw, caplog):
     with caplog.at_level(logging.WARNING, logger="workbench.lessons.live_class"):
@@ -110,3 +118,38 @@ def test_a_follower_is_told_when_no_one_teaches_the_lesson():
     ended = TeacherState(session="s-1", lesson=TEACHER.lesson, step=3, steps=8, ended=True)
     move = follow(ended, me, TEACHER.lesson)
     assert move.step is None and move.notice == "the teacher ended the class"
+
+
+def test_help_is_sent_only_when_asked_and_listed_for_the_teacher():
+    code = "def loss(w):\n\treturn w @ w\n"
+    asking = StudentState(step=2, ran=True, failed="dot-shape", name="Ada",
+                          help=HelpRequest(step=2, code=code, error="dot-shape: ..."))
+    assert read_peer(to_awareness(asking)) == asking
+    assert "help" not in to_awareness(StudentState(step=2, ran=True, failed="dot-shape"))
+    view = snapshot({1: to_awareness(TEACHER), 2: to_awareness(asking),
+                     3: to_awareness(StudentState(step=3, ran=True))}, steps=8, teacher_step=3)
+    assert [(h.who, h.request.step, h.failed) for h in view.helps] == [("Ada", 2, "dot-shape")]
+    assert view.summary() == "2 students, 1 on your step 3, 1 failing, 1 asking for help"
+    assert snapshot({}, steps=8, teacher_step=0).summary() == "no student has joined yet"
+
+
+def test_the_teachers_overview_moves_no_one():
+    overview = TeacherState(session="s-1", lesson=TEACHER.lesson, step=0, steps=8)
+    assert read_peer(to_awareness(overview)) == overview
+    assert follow(overview, StudentState(step=4), TEACHER.lesson).step is None
+
+
+@pytest.mark.parametrize(("name", "path"), [
+    ("02_transformations.ipynb", "workbench-live/02_transformations.ipynb"),
+    ("course/week1.md", "course/week1.md"),
+    (" intro.py ", "workbench-live/intro.py"),
+])
+def test_a_lessons_name_is_its_place_on_the_server(name, path):
+    assert shared_path(name) == path
+
+
+@pytest.mark.parametrize("name", ["", "/etc/passwd.ipynb", "../x.ipynb", "a/../../x.ipynb",
+                                  "notes.txt", "x\x00.ipynb", "folder/"])
+def test_a_name_that_is_no_lesson_on_the_server_is_refused(name):
+    with pytest.raises(ValueError, match="not a lesson"):
+        shared_path(name)

@@ -13,6 +13,7 @@ import builtins
 import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from workbench import __version__
 from workbench.api.errors import Explanation
@@ -42,6 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--open", metavar="FILE",
                         help="open FILE in the window (a .ipynb notebook opens as a lesson)")
     add_engine_options(parser)
+    live = parser.add_argument_group("a live class (on the --server)")
+    live.add_argument("--teach", metavar="LESSON",
+                      help="teach LESSON (a notebook file): it is shared on the server, and "
+                      "the students' windows follow your step")
+    live.add_argument("--follow", metavar="LESSON",
+                      help="follow the teacher of LESSON (its name, as the teacher gave it)")
+    live.add_argument("--student-name", metavar="NAME",
+                      help="with --follow: the name the teacher sees (default: none)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in SUBCOMMANDS:
         importlib.import_module(f"workbench.cli.{name}_cmd").register(sub)
@@ -118,6 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.server_options = server_options(args, "workbench")
         except WorkbenchError as exc:
             parser.error(exc.message)
+        problem = live_class_problem(args)
+        if problem:
+            parser.error(problem)
         return open_gui(args)
     try:
         return int(args.func(args) or 0)
@@ -128,6 +140,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def live_class_problem(args: argparse.Namespace) -> str:
+    """What is wrong with --teach / --follow / --student-name as given ("" if nothing)."""
+    from workbench.lessons.live_class import shared_path
+
+    teach, follow = args.teach, args.follow
+    if args.student_name is not None and follow is None:
+        return "--student-name goes with --follow LESSON"
+    if teach is None and follow is None:
+        return ""
+    if teach is not None and follow is not None:
+        return "--teach and --follow: a window teaches or follows, not both"
+    if not args.server_options:
+        return (f"--{'teach' if teach is not None else 'follow'} needs --server URL (the "
+                "class's Jupyter Server)")
+    if args.open is not None:
+        return "--open and a live class: the class's lesson is what opens"
+    if teach is not None and not Path(teach).is_file():
+        return f"--teach {teach}: no such lesson file"
+    try:
+        shared_path(Path(teach).name if teach is not None else follow)
+    except ValueError as exc:
+        return str(exc)
+    return ""
 
 
 def open_gui(args: argparse.Namespace) -> int:

@@ -49,6 +49,7 @@ class LiveRoom:
         self._lock = threading.Lock()
         self._synced = threading.Event()
         self._closed = threading.Event()
+        self._left = False
         self._ws: Any = None
         self._doc: Any = None
         self._awareness: Any = None
@@ -92,13 +93,17 @@ class LiveRoom:
     def close(self) -> None:
         """Leave: peers see this window's state go (an empty awareness), then the socket
         closes."""
-        if self._closed.is_set():
+        if self._left:
             return
+        self._left = True
+        dropped = self._closed.is_set()  # the reader saw the connection go
         self._closed.set()
         if self._ws is not None:
-            with contextlib.suppress(Exception):  # the connection may be gone already
-                self.say(None)
-            self._ws.close()
+            if not dropped:
+                with contextlib.suppress(Exception):  # the connection may be gone already
+                    self.say(None)
+            with contextlib.suppress(Exception):
+                self._ws.close()
         if self._reader is not None and self._reader is not threading.current_thread():
             self._reader.join(5)
 

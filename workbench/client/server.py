@@ -10,6 +10,7 @@ WebSocket (``ws_transport``). Every way this can go wrong is one readable line
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import socket
@@ -26,6 +27,7 @@ TOKEN_VARIABLES = ("JUPYTER_TOKEN", "JUPYTERHUB_API_TOKEN")
 REST_TIMEOUT_S = 10.0  # for a whole REST call: connecting, the reply's every byte
 START_TIMEOUT_S = 120.0  # a kernel's start (JAX's import) on a busy server
 MAX_REPLY_BYTES = 16 << 20  # a Jupyter Server's replies are kilobytes: more is not one
+MAX_FILE_BYTES = 12 << 20  # a file through the contents API: base64 in JSON fits the above
 PLAIN_HTTP_PROBE_S = 2.0  # an https:// URL that gets nowhere: does the port speak http?
 _BROWSER_PAGES = ("lab", "tree", "notebooks", "doc", "api")
 
@@ -214,6 +216,42 @@ class JupyterServer:
     def shutdown(self, kernel_id: str) -> None:
         self._call("DELETE", f"api/kernels/{_quoted(kernel_id)}")
 
+    def read_file(self, path: str) -> bytes:
+        """The file's bytes, exactly (the contents API's base64, not its decoded text)."""
+        where = f"the server at {self.target.label}"
+        try:
+            reply = self._call("GET", f"api/contents/{_quoted_path(path)}?type=file&"
+                               "format=base64&content=1")
+        except _HttpError as exc:
+            if exc.code == 404:
+                raise ServerError(f"{where} has no file {path!r}") from None
+            raise
+        content = reply.get("content") if isinstance(reply, dict) else None
+        if not isinstance(content, str):
+            raise ServerError(f"{where} sent no content for {path!r}")
+        try:
+            return base64.b64decode("".join(content.split()), validate=True)  # it wraps lines
+        except ValueError:
+            raise ServerError(f"{where} sent {path!r} in a form that is not base64") from None
+
+    def write_file(self, path: str, data: bytes) -> None:
+        """Put ``data`` at ``path`` (its folders made first), byte for byte."""
+        if len(data) > MAX_FILE_BYTES:
+            raise ServerError(f"{path!r} is {len(data) >> 20} MB: a file shared through the "
+                              f"server is at most {MAX_FILE_BYTES >> 20} MB")
+        folders = [part for part in path.split("/")[:-1] if part]
+        for i in range(len(folders)):
+            folder = "/".join(folders[:i + 1])
+            try:
+                self._call("GET", f"api/contents/{_quoted_path(folder)}?content=0")
+            except _HttpError as exc:
+                if exc.code != 404:
+                    raise
+                self._call("PUT", f"api/contents/{_quoted_path(folder)}",
+                           {"type": "directory"})
+        self._call("PUT", f"api/contents/{_quoted_path(path)}", {
+            "type": "file", "format": "base64", "content": base64.b64encode(data).decode()})
+
     def channels_url(self, kernel_id: str, session_id: str) -> str:
         """The kernel's WebSocket; the session id lets the server replay what we missed."""
         parts = urllib.parse.urlsplit(self.target.url)
@@ -268,6 +306,10 @@ class _HttpError(ServerError):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+def _quoted_path(path: str) -> str:
+    return urllib.parse.quote(path.strip("/"), safe="/")
 
 
 def _quoted(kernel_id: str) -> str:

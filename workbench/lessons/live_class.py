@@ -5,9 +5,11 @@ Each window publishes its state in the shared lesson's awareness (the collaborat
 server's per-peer state, which every peer sees). Peers are untrusted: a state that is
 not exactly one of the two shapes below is dropped with a log line, never applied, so a
 hostile or broken peer cannot move a follower or skew the class view. Nothing of a
-student's code or data is in a state: only a step number, whether it ran, the error
-kind when it failed (a key of the error catalog) and, when the student chose to share
-it, a name. No Qt and no server here, so all of it is tested without either.
+student's code or data is in a state unless the student asks for help: a step number,
+whether it ran, the error kind when it failed (a key of the error catalog) and, when the
+student chose to share it, a name. "Ask for help" adds the step's code and error; the
+room sends it to every window in it (awareness has no private messages), and only the
+teacher's shows it. No Qt and no server here, so all of it is tested without either.
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ log = logging.getLogger(__name__)
 MAX_STEPS = 10_000
 MAX_NAME_CHARS = 40
 MAX_TEXT_CHARS = 200
+MAX_HELP_CODE_CHARS = 20_000
+MAX_HELP_ERROR_CHARS = 2_000
+SHARED_FOLDER = "workbench-live"
+"""Where a taught lesson is put on the server (and where JupyterLab shows it)."""
+LESSON_SUFFIXES = (".ipynb", ".md", ".myst", ".mystnb", ".py")
 # The error catalog's keys (``tracer-bool``, ``dot-shape``, ...): lower case and dashes.
 KIND = re.compile(r"[a-z][a-z0-9-]{0,39}")
 SESSION = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -30,7 +37,8 @@ SESSION = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 @dataclass(frozen=True)
 class TeacherState:
-    """The teacher's window: the lesson taught, its current step (1-based) and mode."""
+    """The teacher's window: the lesson taught, its current step (1-based; 0 while the
+    lesson's overview shows) and mode."""
 
     session: str
     lesson: str
@@ -41,15 +49,26 @@ class TeacherState:
 
 
 @dataclass(frozen=True)
+class HelpRequest:
+    """What a student sent with "ask for help": the step, its code as the student has it,
+    and its error (the catalog's words and Python's first lines)."""
+
+    step: int
+    code: str
+    error: str = ""
+
+
+@dataclass(frozen=True)
 class StudentState:
-    """A student's window: the step shown, whether it follows the teacher, and how the
-    step's last run went (``failed`` is the catalog's kind, or None)."""
+    """A student's window: the step shown (0: none yet), whether it follows the teacher,
+    and how the step's last run went (``failed`` is the catalog's kind, or None)."""
 
     step: int
     following: bool = True
     ran: bool = False
     failed: str | None = None
     name: str | None = None  # only when the student chose to share it
+    help: HelpRequest | None = None  # only when the student asked
 
 
 PeerState = TeacherState | StudentState
@@ -66,7 +85,26 @@ def to_awareness(state: PeerState) -> dict[str, object]:
                               "failed": state.failed}
     if state.name is not None:
         out["name"] = state.name
+    if state.help is not None:
+        out["help"] = {"step": state.help.step, "code": state.help.code,
+                       "error": state.help.error}
     return out
+
+
+def shared_path(lesson: str) -> str:
+    """The server path of the lesson named ``lesson`` (a file name: the teacher's
+    ``02_transformations.ipynb`` is ``workbench-live/02_transformations.ipynb``; a path
+    with a folder is the server's own). Raises ValueError for anything else."""
+    name = lesson.strip().replace("\\", "/")
+    parts = [part for part in name.split("/") if part]
+    if (not parts or name.startswith("/") or any(part in (".", "..") for part in parts)
+            or any(ch < " " for ch in name) or len(name) > MAX_TEXT_CHARS):
+        raise ValueError(f"{lesson[:80]!r} is not a lesson's name on the server (a file "
+                         "name such as 02_transformations.ipynb, or folder/name.ipynb)")
+    if not parts[-1].lower().endswith(LESSON_SUFFIXES):
+        raise ValueError(f"{parts[-1][:80]!r} is not a lesson file (.ipynb, MyST .md, or a "
+                         "Jupytext .py)")
+    return "/".join(parts) if len(parts) > 1 else f"{SHARED_FOLDER}/{parts[0]}"
 
 
 def _int(raw: Mapping[str, object], key: str, low: int, high: int) -> int:
@@ -98,6 +136,22 @@ def _text(raw: Mapping[str, object], key: str, limit: int, pattern: re.Pattern[s
     return value
 
 
+def _help(raw: object) -> HelpRequest | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise ValueError("help is not an object")
+    code, error = raw.get("code"), raw.get("error", "")
+    for key, value, limit in (("code", code, MAX_HELP_CODE_CHARS),
+                              ("error", error, MAX_HELP_ERROR_CHARS)):
+        if not isinstance(value, str) or len(value) > limit:
+            raise ValueError(f"help's {key} is not a text of at most {limit} characters")
+        # Code has lines and tabs; no other control character (a terminal's escapes).
+        if any(ch < " " and ch not in "\n\t" for ch in value):
+            raise ValueError(f"help's {key} has control characters")
+    return HelpRequest(step=_int(raw, "step", 1, MAX_STEPS), code=str(code), error=str(error))
+
+
 def read_peer(raw: object, peer: object = "?") -> PeerState | None:
     """A peer's awareness state, checked; None (and a log line) for anything else.
 
@@ -115,17 +169,18 @@ def read_peer(raw: object, peer: object = "?") -> PeerState | None:
             return TeacherState(
                 session=_text(raw, "session", 64, SESSION) or "",
                 lesson=_text(raw, "lesson", MAX_TEXT_CHARS) or "",
-                step=_int(raw, "step", 1, steps), steps=steps,
+                step=_int(raw, "step", 0, steps), steps=steps,
                 presenting=_bool(raw, "presenting", False), ended=_bool(raw, "ended", False))
         if role == "student":
             failed = _text(raw, "failed", 40, KIND, optional=True)
             ran = _bool(raw, "ran", False)
             if failed is not None and not ran:
                 raise ValueError("failed without having run")
-            return StudentState(step=_int(raw, "step", 1, MAX_STEPS),
+            return StudentState(step=_int(raw, "step", 0, MAX_STEPS),
                                 following=_bool(raw, "following", True), ran=ran,
                                 failed=failed,
-                                name=_text(raw, "name", MAX_NAME_CHARS, optional=True))
+                                name=_text(raw, "name", MAX_NAME_CHARS, optional=True),
+                                help=_help(raw.get("help")))
         raise ValueError(f"role is {role!r}, not teacher or student")
     except ValueError as exc:
         log.warning("live class: dropped the state of peer %s: %s", peer, exc)
@@ -157,11 +212,21 @@ class StepRow:
     names: tuple[str, ...]  # names shared by the students on it
 
 
+def students(states: Mapping[object, object]) -> dict[object, StudentState]:
+    """The peers that are students, by peer, their states checked (see ``read_peer``)."""
+    return {peer: s for peer, raw in states.items()
+            if isinstance(s := read_peer(raw, peer), StudentState)}
+
+
 def class_view(states: Mapping[object, object], steps: int) -> tuple[StepRow, ...]:
     """Per step, what the class is doing, from the peers' raw states (teachers and
     dropped states are not counted; a step past the lesson's end is not shown)."""
-    students = [s for peer, raw in states.items()
-                if isinstance(s := read_peer(raw, peer), StudentState)]
+    return class_rows(students(states).values(), steps)
+
+
+def class_rows(students: Iterable[StudentState], steps: int) -> tuple[StepRow, ...]:
+    """``class_view`` of states already checked."""
+    students = list(students)
     rows = []
     for step in range(1, steps + 1):
         here = [s for s in students if s.step == step]
@@ -193,11 +258,31 @@ def follow(teacher: TeacherState | None, me: StudentState, lesson: str) -> Follo
         return FollowMove(None, None, f"the teacher is teaching {teacher.lesson}, not {lesson}")
     if teacher.ended:
         return FollowMove(None, None, "the teacher ended the class")
+    if teacher.step == 0:  # the teacher shows the lesson's overview: no step to go to
+        return FollowMove(None, None)
     if me.following:
         return FollowMove(teacher.step if teacher.step != me.step else None, None)
     if teacher.step == me.step:
         return FollowMove(None, None)
     return FollowMove(None, f"back to the teacher: step {teacher.step}")
+
+
+@dataclass(frozen=True)
+class HelpRow:
+    """A student's request for help, as the teacher's class view lists it."""
+
+    peer: object
+    who: str  # the shared name, or "a student"
+    request: HelpRequest
+    failed: str | None  # the kind of the step's last failure, if it failed
+
+
+def help_rows(students: Mapping[object, StudentState]) -> tuple[HelpRow, ...]:
+    """The requests for help, by step then name."""
+    rows = [HelpRow(peer, s.name or "a student", s.help, s.failed if s.step == s.help.step
+                    else None)
+            for peer, s in students.items() if s.help is not None]
+    return tuple(sorted(rows, key=lambda r: (r.request.step, r.who, str(r.peer))))
 
 
 def counts_line(rows: Iterable[StepRow]) -> str:
@@ -212,3 +297,36 @@ def counts_line(rows: Iterable[StepRow]) -> str:
                      + (f" ({kinds})" if kinds else "")
                      + (f"; {', '.join(row.names)}" if row.names else ""))
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ClassSnapshot:
+    """The teacher's class view at one moment: a row a step, the requests for help."""
+
+    rows: tuple[StepRow, ...]
+    helps: tuple[HelpRow, ...]
+    students: int
+    teacher_step: int
+
+    def summary(self) -> str:
+        """One line for the top of the class view."""
+        if not self.students:
+            return "no student has joined yet"
+        here = self.rows[self.teacher_step - 1].on if 1 <= self.teacher_step <= len(
+            self.rows) else 0
+        failed = sum(row.failed for row in self.rows)
+        parts = [f"{self.students} student{'s' if self.students != 1 else ''}"]
+        if self.teacher_step:
+            parts.append(f"{here} on your step {self.teacher_step}")
+        if failed:
+            parts.append(f"{failed} failing")
+        if self.helps:
+            parts.append(f"{len(self.helps)} asking for help")
+        return ", ".join(parts)
+
+
+def snapshot(states: Mapping[object, object], steps: int, teacher_step: int) -> ClassSnapshot:
+    """The class view from the peers' raw states (each checked once)."""
+    checked = students(states)
+    return ClassSnapshot(class_rows(checked.values(), steps), help_rows(checked),
+                         len(checked), teacher_step)

@@ -18,6 +18,7 @@ from workbench.api import messages as p
 
 if TYPE_CHECKING:  # jupyter_client and zmq load in start(), after the window's first frame
     from workbench.api.contract.protocol import EngineClientProtocol
+    from workbench.client.server import ServerTarget
     from workbench.client.server_kernel import ConsoleLink
 
 ReplyHandler = Callable[[p.Reply], None]
@@ -104,6 +105,11 @@ class EngineBridge(QObject):
         if server is not None:
             return server.console_link()
         return self.connection_file
+
+    @property
+    def server_target(self) -> ServerTarget | None:
+        """The Jupyter Server the engine runs on (``--server``), if it does."""
+        return self._client_options.get("server")
 
     @property
     def server_kernel(self) -> str | None:

@@ -101,6 +101,8 @@ class LessonController(QObject):
     """The lesson was closed."""
     sig_step_changed = Signal(int)
     """Step N (from 1) is now the current step."""
+    sig_step_chosen = Signal(int)
+    """Step N is about to be shown (before its code is placed and run)."""
     sig_edits_changed = Signal()
     """The set of edited steps, or the code of one, changed."""
     sig_message = Signal(str)
@@ -109,6 +111,9 @@ class LessonController(QObject):
     """The lesson was written to this path."""
     sig_outputs = Signal(object)
     """The step in the editor ran and showed these outputs (``tuple[CellOutput, ...]``)."""
+    sig_judged = Signal(int, str, object)
+    """Step N's run was judged: "" when it went as the lesson says, else the error's kind;
+    then the error (an ``Explanation``), if it is one of the user's code."""
 
     def __init__(self, host: LessonHost, parent: QWidget, panel: LessonPanel,
                  document: DocumentController, editor: CodeEditor, tracer: TraceController,
@@ -271,6 +276,7 @@ class LessonController(QObject):
         if lesson is None or not 1 <= number <= len(lesson.steps):
             return
         self._check_file()
+        self.sig_step_chosen.emit(number)
         step = lesson.step(number)
         self.current = number
         self.panel.set_current(number)
@@ -659,6 +665,8 @@ class LessonController(QObject):
             note = f"this step should fail with {expected}, but it failed otherwise: {what}"
         self._notes[number] = note
         self._refresh()
+        self.sig_judged.emit(number, "" if judged.verdict == "expected-error"
+                             else kind or "engine", getattr(reply, "explanation", None))
 
     def _on_succeeded(self, _result: object = None) -> None:
         lesson, number = self.lesson, self.editor_step
@@ -672,6 +680,7 @@ class LessonController(QObject):
             self._notes[number] = (f"this step should fail ({expected or 'any error'}), but "
                                    "it ran without an error")
         self._refresh()
+        self.sig_judged.emit(number, "" if expected is None else "no-error", None)
 
     def _add_note(self, text: str) -> None:
         number = self.editor_step

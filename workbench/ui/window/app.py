@@ -48,6 +48,10 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     window.show()
     if lesson:
         window.open_lesson(lesson)  # asks before anything of it runs, as Open Lesson does
+    if getattr(args, "teach", None):
+        window.live_class.teach(args.teach)
+    elif getattr(args, "follow", None):
+        window.live_class.follow(args.follow, getattr(args, "student_name", None))
     # Ctrl+C in the terminal closes the window the normal way (autosave marks a clean exit).
     # Python runs a handler between any two bytecodes of the GUI thread, in the middle of a
     # slot too (one reading the kernel's connection file as the close removed it): the close

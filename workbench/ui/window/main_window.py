@@ -42,6 +42,7 @@ from workbench.ui.window.failure_view import FailureView
 from workbench.ui.window.fresh_start import FreshStart
 from workbench.ui.window.lesson_view import LessonView
 from workbench.ui.window.lessons_menu import LessonsMenu
+from workbench.ui.window.live_class_view import LiveClassView
 from workbench.ui.window.notice_bar import NoticeBar
 from workbench.ui.window.panel_focus import PanelFocus
 from workbench.ui.window.panel_set import PanelSet
@@ -213,6 +214,7 @@ class MainWindow(QMainWindow):
         self.menus.help_menu.aboutToShow.connect(self.fill_lessons_menu)
         self.document.recent.sig_changed.connect(self._rebuild_recent_menu)
         self._rebuild_recent_menu()
+        self.live_class = LiveClassView(self, self.autosave.root.parent / "live")
 
     def _start_panels(self) -> None:
         """After the first frame: the panel in front; each other one once it is."""
@@ -299,11 +301,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.lessons.title() if self.lessons.is_open else title)
 
     def _rebuild_recent_menu(self) -> None:
-        menu = self.menus.recent_menu
-        menu.clear()
-        for path in self.document.recent.paths():
-            menu.addAction(path, partial(self.open_path, path))
-        menu.setEnabled(not menu.isEmpty())
+        self.menus.fill_recent(self.document.recent.paths(), self.open_path)
 
     # ------------------------------------------------------------------ engine
 
@@ -382,6 +380,7 @@ class MainWindow(QMainWindow):
             return
         if self.lessons.is_open:
             self.lessons.edits.forget()  # saved or discarded: a clean close keeps none
+        self.live_class.closing()  # a teacher's class ends; a follower leaves
         self._engine_timer.stop()  # closed before its first frame: start nothing now
         self._panels_timer.stop()
         self.removeEventFilter(self._first_paint)

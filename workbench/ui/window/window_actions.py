@@ -211,6 +211,14 @@ class Menus:
         self.help_menu.setObjectName("helpMenu")
         self.lessons_menu: QMenu = self.help_menu.addMenu("Lessons")
 
+    def fill_recent(self, paths: list[str], open_path: Callable[[str], object]) -> None:
+        """File › Open Recent: these paths, each opening with ``open_path``."""
+        menu = self.recent_menu
+        menu.clear()
+        for path in paths:
+            menu.addAction(path, partial(open_path, path))
+        menu.setEnabled(not menu.isEmpty())
+
     def check_theme(self, preference: str) -> None:
         for action in self.theme_actions.actions():
             action.setChecked(action.objectName() == f"theme_{preference}")
