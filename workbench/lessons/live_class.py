@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +188,7 @@ def read_peer(raw: object, peer: object = "?") -> PeerState | None:
         return None
 
 
-def the_teacher(states: Mapping[object, object]) -> TeacherState | None:
+def the_teacher(states: Mapping[Any, object]) -> TeacherState | None:
     """The one teacher among the peers' raw states; None when none (or several) teach.
 
     Two peers both claiming to teach is a hostile or confused class: nobody is followed
@@ -212,13 +213,13 @@ class StepRow:
     names: tuple[str, ...]  # names shared by the students on it
 
 
-def students(states: Mapping[object, object]) -> dict[object, StudentState]:
+def students(states: Mapping[Any, object]) -> dict[Any, StudentState]:
     """The peers that are students, by peer, their states checked (see ``read_peer``)."""
     return {peer: s for peer, raw in states.items()
             if isinstance(s := read_peer(raw, peer), StudentState)}
 
 
-def class_view(states: Mapping[object, object], steps: int) -> tuple[StepRow, ...]:
+def class_view(states: Mapping[Any, object], steps: int) -> tuple[StepRow, ...]:
     """Per step, what the class is doing, from the peers' raw states (teachers and
     dropped states are not counted; a step past the lesson's end is not shown)."""
     return class_rows(students(states).values(), steps)
@@ -277,7 +278,7 @@ class HelpRow:
     failed: str | None  # the kind of the step's last failure, if it failed
 
 
-def help_rows(students: Mapping[object, StudentState]) -> tuple[HelpRow, ...]:
+def help_rows(students: Mapping[Any, StudentState]) -> tuple[HelpRow, ...]:
     """The requests for help, by step then name."""
     rows = [HelpRow(peer, s.name or "a student", s.help, s.failed if s.step == s.help.step
                     else None)
@@ -325,7 +326,7 @@ class ClassSnapshot:
         return ", ".join(parts)
 
 
-def snapshot(states: Mapping[object, object], steps: int, teacher_step: int) -> ClassSnapshot:
+def snapshot(states: Mapping[Any, object], steps: int, teacher_step: int) -> ClassSnapshot:
     """The class view from the peers' raw states (each checked once)."""
     checked = students(states)
     return ClassSnapshot(class_rows(checked.values(), steps), help_rows(checked),

@@ -115,8 +115,12 @@ class ClassViewPanel(QWidget):
 
     def table_rows(self) -> list[tuple[str, ...]]:
         """The table's text, row by row (what the class view shows, for tests and exports)."""
-        return [tuple((self.table.item(r, c).text() if self.table.item(r, c) else "")
-                      for c in range(len(COLUMNS))) for r in range(self.table.rowCount())]
+        def text(r: int, c: int) -> str:
+            item = self.table.item(r, c)
+            return item.text() if item is not None else ""
+
+        return [tuple(text(r, c) for c in range(len(COLUMNS)))
+                for r in range(self.table.rowCount())]
 
 
 def _count(n: int) -> str:

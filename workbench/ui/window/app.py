@@ -48,10 +48,11 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     window.show()
     if lesson:
         window.open_lesson(lesson)  # asks before anything of it runs, as Open Lesson does
-    if getattr(args, "teach", None):
-        window.live_class.teach(args.teach)
-    elif getattr(args, "follow", None):
-        window.live_class.follow(args.follow, getattr(args, "student_name", None))
+    teach, follow = getattr(args, "teach", None), getattr(args, "follow", None)
+    if teach:
+        window.live_class.teach(teach)
+    elif follow:
+        window.live_class.follow(follow, getattr(args, "student_name", None))
     # Ctrl+C in the terminal closes the window the normal way (autosave marks a clean exit).
     # Python runs a handler between any two bytecodes of the GUI thread, in the middle of a
     # slot too (one reading the kernel's connection file as the close removed it): the close

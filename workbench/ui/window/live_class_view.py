@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
@@ -20,10 +20,12 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFormLayout,
     QLineEdit,
+    QMainWindow,
     QMenu,
     QMenuBar,
     QMessageBox,
     QStatusBar,
+    QVBoxLayout,
 )
 
 from workbench.lessons.live_class import MAX_NAME_CHARS, shared_path
@@ -75,12 +77,16 @@ class LiveClassView(QObject):
     """A class was joined or left (``link`` changed)."""
 
     def __init__(self, window: ClassHost, cache: Path) -> None:
-        super().__init__(window)  # type: ignore[arg-type] (a QMainWindow)
+        main = cast(QMainWindow, window)  # the host is the window itself
+        super().__init__(main)
         self.window = window
+        self.main = main
         self.cache = cache  # where a follower keeps its copy of the class's lesson
         self.link: LiveLink | None = None
         self.bar = LiveBar()
-        window.lesson_panel.layout().insertWidget(1, self.bar)
+        layout = window.lesson_panel.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(1, self.bar)
         self.bar.sig_back.connect(self.back_to_teacher)
         self.bar.sig_help.connect(self.ask_for_help)
         self.panel: ClassViewPanel | None = None
@@ -105,7 +111,7 @@ class LiveClassView(QObject):
         window.action_presentation.toggled.connect(self._on_presenting)
 
     def _action(self, name: str, text: str, tip: str, slot: object) -> QAction:
-        action = QAction(text, self.window)
+        action = QAction(text, self.main)
         action.setObjectName(name)
         action.setStatusTip(tip)
         action.triggered.connect(slot)
@@ -171,7 +177,7 @@ class LiveClassView(QObject):
     def _refuse(self, text: str) -> bool:
         self.window.statusBar().showMessage(text, 10_000)
         if self.window.document.ask:
-            QMessageBox.information(self.window, "Live class", text)
+            QMessageBox.information(self.main, "Live class", text)
         return False
 
     # ------------------------------------------------------------------ dialogs
@@ -186,7 +192,7 @@ class LiveClassView(QObject):
         if self.window.engine.server_target is None:
             self._refuse(NO_SERVER)
             return
-        dialog = QDialog(self.window)
+        dialog = QDialog(self.main)
         dialog.setObjectName("followDialog")
         dialog.setWindowTitle("Follow the teacher")
         lesson, name = QLineEdit(), QLineEdit()
@@ -259,7 +265,7 @@ class LiveClassView(QObject):
     def _class_panel(self) -> ClassViewPanel:
         if self.panel is None:
             self.panel = ClassViewPanel()
-            self.dock = QDockWidget("Class", self.window)
+            self.dock = QDockWidget("Class", self.main)
             self.dock.setObjectName("classDock")
             self.dock.setWidget(self.panel)
             window = self.window
