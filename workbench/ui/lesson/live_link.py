@@ -141,6 +141,9 @@ class LiveLink(QObject):
             result: object = room.open()
         except (ServerError, LiveRoomError, OSError) as exc:
             result = str(exc)
+        except Exception as exc:  # noqa: BLE001 (a thread's end must still be said)
+            log.warning("live class: joining failed", exc_info=True)
+            result = f"could not join the class on {self.target.label}: {exc}"
         try:
             self._sig_room.emit(generation, result, first)
         except RuntimeError:  # the window closed meanwhile
@@ -153,8 +156,8 @@ class LiveLink(QObject):
 
     def _on_room(self, generation: int, result: object, first: bool) -> None:
         if generation != self._generation or self._over:
-            if isinstance(result, LiveRoom):
-                self._sender.submit(result.close)
+            if isinstance(result, LiveRoom):  # joined too late: left at once, off this thread
+                threading.Thread(target=result.close, daemon=True).start()
             return
         if not isinstance(result, LiveRoom):
             if first:
@@ -184,9 +187,8 @@ class LiveLink(QObject):
             return
         room = self.room
         if room is not None and self.teaching and room.connected:
-            state = self._teacher_state()
-            room_say = room.say
-            self._sender.submit(room_say, to_awareness(dataclasses.replace(state, ended=True)))
+            ended = dataclasses.replace(self._teacher_state(), ended=True)
+            self._sender.submit(self._send, room, to_awareness(ended))
         self._finish()
 
     def _finish(self) -> None:
