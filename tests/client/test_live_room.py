@@ -118,6 +118,26 @@ def test_a_hostile_peer_is_dropped_with_a_log_line(server, caplog):
         student.close()
 
 
+def test_a_peer_whose_connection_dropped_is_gone_once_its_state_is_outdated(
+        server, monkeypatch):
+    # The server only relays awareness: a window that vanished (no goodbye) leaves its last
+    # state behind, so states not renewed in time are not peers any more.
+    from workbench.client import live_room
+
+    monkeypatch.setattr(live_room, "OUTDATED_S", 1.0)
+    teacher, student = _room(server), _room(server)
+    try:
+        student.say(to_awareness(StudentState(step=2)))
+        wait_until(lambda: len(teacher.peers()) == 1, 30, "the student")
+        student._ws.sock.shutdown(2)  # gone without a word
+        wait_until(lambda: not teacher.peers(), 30, "the vanished student dropped")
+        teacher.renew()  # a live window renews its state and pings the server: still there
+        assert teacher.connected
+    finally:
+        teacher.close()
+        student.close()
+
+
 def test_a_wrong_token_is_refused_with_a_readable_message(server):
     with pytest.raises(LiveRoomError, match="refused the token"):
         LiveRoom(server.url, "not-the-token", LESSON, timeout=10).open()

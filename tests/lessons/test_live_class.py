@@ -101,6 +101,19 @@ def test_two_teachers_are_followed_by_no_one(caplog):
     assert the_teacher({3: {"role": "student", "step": 1}}) is None
 
 
+def test_a_teacher_who_joined_again_is_one_teacher_where_it_said_last():
+    # Its old state lingers under its old peer id until outdated; states come oldest first.
+    moved = TeacherState(session=TEACHER.session, lesson=TEACHER.lesson, step=5, steps=8)
+    states = {1: to_awareness(TEACHER), 9: to_awareness(moved)}
+    assert the_teacher(states) == moved
+
+
+def test_a_name_that_reads_otherwise_is_dropped(caplog):
+    with caplog.at_level(logging.WARNING):
+        assert read_peer({"role": "student", "step": 1, "name": "Ada\u202egnp.exe"}) is None
+    assert read_peer({"role": "student", "step": 1, "name": "Zoë Ngũgĩ"}).name == "Zoë Ngũgĩ"
+
+
 def test_a_follower_moves_with_the_teacher_and_an_explorer_is_offered_the_way_back():
     lesson = TEACHER.lesson
     assert follow(TEACHER, StudentState(step=1), lesson).step == 3

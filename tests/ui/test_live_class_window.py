@@ -128,6 +128,15 @@ def test_followers_move_with_the_teacher_keep_their_edits_and_the_class_is_count
     qtbot.waitUntil(lambda: bo.lessons.current == 5 and link.connected, timeout=30000)
     assert bo.live_class.link is link  # the same class, joined again
 
+    # The teacher's connection drops: the teacher joins again (a new peer id, the old
+    # state lingering), and the class still follows one teacher
+    teaching = teacher.live_class.link
+    teaching.room._ws.sock.shutdown(2)
+    qtbot.waitUntil(lambda: not teaching.connected, timeout=30000)
+    qtbot.waitUntil(lambda: teaching.connected, timeout=30000)
+    teacher.lessons.go_to(6)
+    qtbot.waitUntil(lambda: all(f.lessons.current == 6 for f in followers), timeout=30000)
+
     # The teacher leaves: each follower hears once that the class ended, and keeps the lesson
     teacher.live_class.leave()
     for follower in followers:

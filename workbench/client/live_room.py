@@ -17,6 +17,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -27,6 +28,12 @@ log = logging.getLogger(__name__)
 
 FIELD = "workbench"  # our part of a peer's awareness state (JupyterLab keeps "user" there)
 MAX_MESSAGE_BYTES = 8 << 20
+# As Yjs's awareness protocol: a state not renewed for 30 s is gone (the server only relays,
+# so a peer whose connection dropped leaves its last state behind); each window renews its
+# own every RENEW_S (``renew``), and a connection silent for SILENT_S is taken as dropped.
+OUTDATED_S = 30.0
+RENEW_S = 15.0
+SILENT_S = 45.0
 
 
 class LiveRoomError(Exception):
@@ -46,7 +53,8 @@ class LiveRoom:
         self.path = path
         self.on_peers = on_peers
         self.timeout = timeout
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the document and the awareness
+        self._send_lock = threading.Lock()  # the socket: a stuck send never holds the above
         self._synced = threading.Event()
         self._closed = threading.Event()
         self._left = False
@@ -75,19 +83,26 @@ class LiveRoom:
                 url, header=[f"Authorization: token {self.token}"], timeout=self.timeout)
         except (OSError, websocket.WebSocketException) as exc:
             raise LiveRoomError(f"could not join the shared lesson {self.path}: {exc}") from exc
-        self._ws.settimeout(None)
-        self._send(create_sync_message(self._doc))
-        self._reader = threading.Thread(target=self._read, name="workbench-live-room",
-                                        daemon=True)
-        self._reader.start()
-        if not self._synced.wait(self.timeout):
+        try:
+            self._ws.settimeout(SILENT_S)  # a half-open connection ends the reader
+            self._send(create_sync_message(self._doc))
+            self._reader = threading.Thread(target=self._read, name="workbench-live-room",
+                                            daemon=True)
+            self._reader.start()
+            deadline = time.monotonic() + self.timeout
+            while not self._synced.wait(0.05):
+                if self._closed.is_set() or time.monotonic() > deadline:
+                    raise LiveRoomError(f"the shared lesson {self.path} did not sync in "
+                                        f"{self.timeout:g} s")
+            # The server keeps no awareness for newcomers: say hello, and the peers, seeing
+            # a new face, say where they are (``_handle``). That is also how a window that
+            # lost its connection catches up on the teacher's step.
+            self.say({})
+        except (OSError, websocket.WebSocketException, LiveRoomError) as exc:
             self.close()
-            raise LiveRoomError(f"the shared lesson {self.path} did not sync in "
-                                f"{self.timeout:g} s")
-        # The server keeps no awareness for newcomers: say hello, and the peers, seeing a
-        # new face, say where they are (``_handle``). That is also how a window that lost
-        # its connection catches up on the teacher's step.
-        self.say({})
+            if isinstance(exc, LiveRoomError):
+                raise
+            raise LiveRoomError(f"could not join the shared lesson {self.path}: {exc}") from exc
         return self
 
     def close(self) -> None:
@@ -131,12 +146,26 @@ class LiveRoom:
             update = self._awareness.encode_awareness_update([self.client_id])
         self._send(create_awareness_message(update))
 
+    def renew(self) -> None:
+        """Say our state again (peers drop one not renewed for ``OUTDATED_S``) and ping the
+        server (a connection that answers nothing for ``SILENT_S`` is taken as dropped)."""
+        if self._awareness.get_local_state() is not None:
+            self._resend()
+        with self._send_lock:
+            self._ws.ping()
+
     def peers(self) -> dict[int, object]:
-        """Every other peer's raw state (our field of its awareness; None if it has none)."""
+        """Every other peer's raw state (our field of its awareness; None if it has none),
+        oldest first by when it was last said; a state not renewed for ``OUTDATED_S`` is
+        not among them."""
         with self._lock:
             states = dict(self._awareness.states)
-        return {cid: (s.get(FIELD) if isinstance(s, dict) else None)
-                for cid, s in states.items() if cid != self.client_id}
+            said = {cid: meta.get("lastUpdated", 0) for cid, meta in self._awareness.meta.items()}
+        now = time.time() * 1000
+        fresh = [cid for cid in states
+                 if cid != self.client_id and now - said.get(cid, 0) <= OUTDATED_S * 1000]
+        return {cid: (states[cid].get(FIELD) if isinstance(states[cid], dict) else None)
+                for cid in sorted(fresh, key=lambda cid: said.get(cid, 0))}
 
     def cell_sources(self) -> list[str]:
         """The shared notebook's cells' sources, as JupyterLab's document holds them."""
@@ -169,7 +198,7 @@ class LiveRoom:
         return session
 
     def _send(self, data: bytes) -> None:
-        with self._lock:
+        with self._send_lock:
             self._ws.send_binary(data)
 
     def _read(self) -> None:

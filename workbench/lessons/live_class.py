@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -132,9 +133,21 @@ def _text(raw: Mapping[str, object], key: str, limit: int, pattern: re.Pattern[s
         raise ValueError(f"{key} is not a text of 1..{limit} characters")
     if pattern is not None and not pattern.fullmatch(value):
         raise ValueError(f"{key} {value[:40]!r} is not of the form {pattern.pattern}")
-    if any(ch < " " for ch in value):
-        raise ValueError(f"{key} has control characters")
+    if not printable(value):
+        raise ValueError(f"{key} has control or formatting characters")
     return value
+
+
+def printable(text: str, keep: str = "") -> bool:
+    """No control or formatting character (a terminal's escapes, a right-to-left override
+    that makes a name read otherwise) but those in ``keep``."""
+    return all(ch in keep or unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
+
+
+def make_printable(text: str, keep: str = "") -> str:
+    """``text`` without the characters ``printable`` refuses."""
+    return "".join(ch for ch in text if ch in keep or unicodedata.category(ch) not in
+                   ("Cc", "Cf"))
 
 
 def _help(raw: object) -> HelpRequest | None:
@@ -148,8 +161,8 @@ def _help(raw: object) -> HelpRequest | None:
         if not isinstance(value, str) or len(value) > limit:
             raise ValueError(f"help's {key} is not a text of at most {limit} characters")
         # Code has lines and tabs; no other control character (a terminal's escapes).
-        if any(ch < " " and ch not in "\n\t" for ch in value):
-            raise ValueError(f"help's {key} has control characters")
+        if not printable(value, keep="\n\t"):
+            raise ValueError(f"help's {key} has control or formatting characters")
     return HelpRequest(step=_int(raw, "step", 1, MAX_STEPS), code=str(code), error=str(error))
 
 
@@ -191,11 +204,19 @@ def read_peer(raw: object, peer: object = "?") -> PeerState | None:
 def the_teacher(states: Mapping[Any, object]) -> TeacherState | None:
     """The one teacher among the peers' raw states; None when none (or several) teach.
 
-    Two peers both claiming to teach is a hostile or confused class: nobody is followed
-    until one of them stops, rather than whichever spoke last.
+    Two peers both claiming to teach (two sessions) is a hostile or confused class: nobody
+    is followed until one of them stops, rather than whichever spoke last. ``states`` come
+    oldest first (``LiveRoom.peers``).
     """
-    teachers = [s for peer, raw in states.items()
-                if isinstance(s := read_peer(raw, peer), TeacherState)]
+    by_session: dict[str, TeacherState] = {}
+    for peer, raw in states.items():
+        # One teacher's window that joined again has a new peer id, and its old state
+        # lingers a while: the same session, and the one said last (states come oldest
+        # first) is where the teacher is.
+        if isinstance(s := read_peer(raw, peer), TeacherState):
+            by_session.pop(s.session, None)
+            by_session[s.session] = s
+    teachers = list(by_session.values())
     if len(teachers) > 1:
         log.warning("live class: %d peers claim to teach; following none", len(teachers))
     return teachers[0] if len(teachers) == 1 else None
@@ -329,5 +350,7 @@ class ClassSnapshot:
 def snapshot(states: Mapping[Any, object], steps: int, teacher_step: int) -> ClassSnapshot:
     """The class view from the peers' raw states (each checked once)."""
     checked = students(states)
-    return ClassSnapshot(class_rows(checked.values(), steps), help_rows(checked),
+    asking = {peer: s for peer, s in checked.items()
+              if s.help is not None and s.help.step <= steps}
+    return ClassSnapshot(class_rows(checked.values(), steps), help_rows(asking),
                          len(checked), teacher_step)

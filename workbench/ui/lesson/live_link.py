@@ -19,6 +19,7 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from workbench.api.errors import Explanation
 from workbench.api.writer import atomic_write_bytes
-from workbench.client.live_room import LiveRoom, LiveRoomError
+from workbench.client.live_room import RENEW_S, LiveRoom, LiveRoomError
 from workbench.client.server import JupyterServer, ServerError, ServerTarget
 from workbench.lessons.live_class import (
     MAX_HELP_CODE_CHARS,
@@ -35,6 +36,7 @@ from workbench.lessons.live_class import (
     StudentState,
     TeacherState,
     follow,
+    make_printable,
     snapshot,
     the_teacher,
     to_awareness,
@@ -98,6 +100,10 @@ class LiveLink(QObject):
         self._class_timer.timeout.connect(self._show_class)
         self._retry_timer = QTimer(self, singleShot=True)
         self._retry_timer.timeout.connect(self._rejoin)
+        self._renew_timer = QTimer(self, interval=int(RENEW_S * 1000))
+        self._renew_timer.timeout.connect(self._renew)
+        self._joined = False  # the class's lesson is open here: its steps are the class's
+        self._replay: tuple[int, dict[int, object]] | None = None
         self._sig_peers.connect(self._on_peers)
         self._sig_room.connect(self._on_room)
         lessons.sig_step_changed.connect(self._on_step)
@@ -177,6 +183,15 @@ class LiveLink(QObject):
                 return
             self.lessons.sig_opened.connect(self._on_other_lesson)
             self.lessons.sig_closed.connect(self._on_other_lesson)
+            if not self.teaching:
+                # Where this window was in the lesson before is not where the class is; and
+                # its code may run is asked now, not when the teacher first moves it.
+                self.me = StudentState(step=self.lessons.current, name=self.me.name)
+                lesson = self.lessons.lesson
+                if lesson is not None:
+                    self.lessons.trust.may_run(lesson, self.lessons.document.ask)
+            self._joined = True
+            self._renew_timer.start()
             self.sig_joined.emit(str(self.local))
         self._say()
         self._on_peers(generation, self.room.peers())
@@ -196,6 +211,7 @@ class LiveLink(QObject):
         self._generation += 1
         self._retry_timer.stop()
         self._class_timer.stop()
+        self._renew_timer.stop()
         room, self.room = self.room, None
         if room is not None:
             self._last_sent = self._sender.submit(room.close)
@@ -229,6 +245,15 @@ class LiveLink(QObject):
         if not self._over:
             self._open(first=False)
 
+    def _renew(self) -> None:
+        """Say our state again and ping; look again at the peers (one whose state was not
+        renewed is gone: a teacher whose window vanished, a student who left)."""
+        room = self.room
+        if room is None or self._over:
+            return
+        self._last_sent = self._sender.submit(self._quietly, room.renew)
+        self._on_peers(self._generation, room.peers())
+
     # ------------------------------------------------------------------ saying
 
     def _teacher_state(self, step: int | None = None) -> TeacherState:
@@ -248,10 +273,14 @@ class LiveLink(QObject):
 
     @staticmethod
     def _send(room: LiveRoom, state: dict[str, object]) -> None:
+        LiveLink._quietly(room.say, state)
+
+    @staticmethod
+    def _quietly(send: Callable[..., None], *args: object) -> None:
         try:
-            room.say(state)
+            send(*args)
         except Exception as exc:  # noqa: BLE001 (a dropped socket: the reader sees it too)
-            log.info("live class: could not send our state: %s", exc)
+            log.info("live class: could not send: %s", exc)
 
     def set_presenting(self, on: bool) -> None:
         if on != self.presenting:
@@ -277,9 +306,11 @@ class LiveLink(QObject):
         teacher's own window has placed and started it."""
         if self.teaching and not self._over:
             self._say(step=number)
+            if not self._class_timer.isActive():
+                self._class_timer.start()  # the ▶ moves with the teacher
 
     def _on_step(self, number: int) -> None:
-        if self._over or self.teaching:
+        if self._over or self.teaching or not self._joined:
             return
         teacher = self.teacher
         following = self._moving or (teacher is not None and number == teacher.step)
@@ -314,7 +345,8 @@ class LiveLink(QObject):
     def ask_for_help(self) -> str:
         """Send the step's code and error to the teacher; what was sent, in words."""
         lesson, number = self.lessons.lesson, self.me.step
-        if self._over or self.teaching or lesson is None or not number:
+        if self._over or self.teaching or lesson is None or not 1 <= number <= len(
+                lesson.steps):
             return "pick a step first: help is asked about the step shown"
         code = self.lessons.codes.get(number, lesson.step(number).code)
         error = self._error
@@ -323,23 +355,32 @@ class LiveLink(QObject):
             specifics = f"\n{error.specifics}" if error.specifics else ""
             words = f"{error.kind}: {error.title}{specifics}\n\n{error.message}"
         self.me = dataclasses.replace(self.me, help=HelpRequest(
-            step=number, code=code[:MAX_HELP_CODE_CHARS],
-            error=_printable(words)[:MAX_HELP_ERROR_CHARS]))
+            step=number, code=make_printable(code, keep="\n\t")[:MAX_HELP_CODE_CHARS],
+            error=make_printable(words, keep="\n\t")[:MAX_HELP_ERROR_CHARS]))
         self._say()
         return (f"sent to the teacher: step {number}'s code"
                 + (" and its error" if error is not None else ""))
 
     def _go(self, number: int) -> None:
+        lesson = self.lessons.lesson
+        if lesson is None or lesson.path != self.local:
+            return  # another lesson is open (a question about leaving this one is open)
         self._moving = True
         try:
             self.lessons.go_to(number)
         finally:
             self._moving = False
+        replay, self._replay = self._replay, None
+        if replay is not None:  # what the peers said while a question held the move
+            QTimer.singleShot(0, lambda: self._on_peers(*replay))
 
     # ------------------------------------------------------------------ the peers speak
 
     def _on_peers(self, generation: int, peers: dict[int, object]) -> None:
         if generation != self._generation or self._over:
+            return
+        if self._moving:  # a modal question (trust, unsaved edits) runs the event loop
+            self._replay = (generation, peers)
             return
         if self.room is not None and not self.room.connected:
             dropped, self.room = self.room, None
@@ -369,7 +410,7 @@ class LiveLink(QObject):
             self._notice(move.notice)
         elif self._last_notice and teacher is not None and teacher.step:
             self._notice(f"{self.lesson} is being taught now: following the teacher")
-        if move.step is not None and self.lessons.lesson is not None:
+        if move.step is not None:
             self._go(move.step)
         self._show_follow()
 
@@ -408,8 +449,3 @@ class LiveLink(QObject):
         self.sig_status.emit(f"teaching {self.lesson} on {self.target.label}: "
                              f"{view.summary()}")
 
-
-def _printable(text: str) -> str:
-    """Text a peer will accept: lines and tabs, no other control character (an error
-    message's terminal colours)."""
-    return "".join(ch for ch in text if ch >= " " or ch in "\n\t")

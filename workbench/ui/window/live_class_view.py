@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from workbench.lessons.live_class import MAX_NAME_CHARS, shared_path
+from workbench.lessons.live_class import MAX_NAME_CHARS, make_printable, shared_path
 from workbench.ui.lesson.live_bar import LiveBar
 from workbench.ui.lesson.live_link import STUDENT, TEACHER, LiveLink
 from workbench.ui.panels.class_view import ClassViewPanel
@@ -150,7 +150,7 @@ class LiveClassView(QObject):
             shared = shared_path(lesson)
         except ValueError as exc:
             return self._refuse(str(exc))
-        name = " ".join((name or "").split())[:MAX_NAME_CHARS] or None
+        name = " ".join(make_printable(name or "").split())[:MAX_NAME_CHARS] or None
         host = "".join(ch if ch.isalnum() or ch in "-." else "_" for ch in target.label)
         local = self.cache / host / shared
         return self._start(LiveLink(STUDENT, target, Path(shared).name, shared,
@@ -231,8 +231,10 @@ class LiveClassView(QObject):
         """The window closes: a teacher's followers hear the class ended before it goes."""
         link = self.link
         if link is not None:
+            teaching = link.teaching
             link.leave()
-            link.wait_sent()
+            if teaching:
+                link.wait_sent()
 
     def _on_presenting(self, on: bool) -> None:
         if self.link is not None:
