@@ -134,10 +134,12 @@ def _app_and_window_factory(url: str, token: str, folder: Path, engine: str):
     from workbench.client.server import server_target
     from workbench.ui.control.engine_bridge import EngineBridge
     from workbench.ui.storage.settings import Settings
+    from workbench.ui.window.app import collect_in_gui_thread
     from workbench.ui.window.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
     target = server_target(url, token)
+    collectors: list[object] = []  # the cyclic collector on the GUI thread, as the app's
 
     def window(i: int) -> MainWindow:
         if engine == "server":
@@ -151,6 +153,8 @@ def _app_and_window_factory(url: str, token: str, folder: Path, engine: str):
         w = MainWindow(settings=Settings(folder / f"settings{i}.ini"),
                        autosave_dir=folder / f"autosave{i}", ask=False, console=False,
                        engine=bridge)
+        if not collectors:
+            w.sig_panels_built.connect(lambda: collectors.append(collect_in_gui_thread()))
         w.resize(1024, 768)
         w.show()
         w.trust_lesson(folder / LESSON)

@@ -29,6 +29,7 @@ from workbench.engine.inprocess import InProcessClient  # noqa: E402
 from workbench.lessons.bundled import LESSONS_DIR  # noqa: E402
 from workbench.ui.control.engine_bridge import EngineBridge  # noqa: E402
 from workbench.ui.storage.settings import Settings  # noqa: E402
+from workbench.ui.window.app import collect_in_gui_thread  # noqa: E402
 from workbench.ui.window.main_window import MainWindow  # noqa: E402
 
 OUT = ROOT / "assets" / "screenshots"
@@ -43,6 +44,7 @@ WIDTH, HEIGHT = 1280, 800
 def main() -> int:
     app = QApplication(sys.argv[:1])
     tmp = Path(tempfile.mkdtemp())
+    collector = collect_in_gui_thread()  # the cyclic collector on the GUI thread, as the app's
 
     def spin(done, timeout: float = 60, what: str = "") -> None:
         deadline = time.monotonic() + timeout
@@ -116,6 +118,7 @@ def main() -> int:
         for w in everyone:
             w.close()
         app.processEvents()
+    del collector
     return 0
 
 

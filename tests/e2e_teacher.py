@@ -68,6 +68,14 @@ def main() -> int:
     home = tempfile.mkdtemp()
     window = MainWindow(None, settings=Settings(f"{home}/s.ini"), autosave_dir=f"{home}/a",
                         ask=False, console=True)
+    # As `workbench` itself does (ui/window/app.py): Python's cyclic collector runs on a
+    # GUI-thread timer once pyqtgraph is in. Left to run on the engine client's I/O thread,
+    # it destroyed the panels' Qt objects there: a segfault with no Python frame, seen
+    # twice in CI in this very test.
+    from workbench.ui.window.app import collect_in_gui_thread
+
+    collectors: list[object] = []
+    window.sig_panels_built.connect(lambda: collectors.append(collect_in_gui_thread()))
     window.resize(1280, 800)
     window.show()
     seen: dict[str, object] = {}
