@@ -15,11 +15,13 @@ GPU_NOTE  := $(if $(CUDA),@echo "nvidia-smi lists a GPU: installing JAX for CUDA
 # The suite runs on half again as many workers as cores (pytest-xdist, one test file per
 # worker at a time): its tests wait on kernels, servers and child processes, and a third
 # worker on two cores fills those waits (143 s against 161 s with two, 148 s with four).
-# Then the tests that time a kernel (marked serial) run one worker per core, so no worker
-# shares its core with another's load.
+# Then the tests that time a kernel (marked serial) run on one worker per two cores: each
+# such test's kernel takes a core of its own (the Stop test's endless loop spins one), so
+# a worker per core left a test's GUI thread sharing its core with the other worker's
+# kernel (the Stop test's event loop then stalled 109 ms where it stalls 20-50 ms).
 CORES       := $(shell $(PYTHON) -c "import os; print(len(os.sched_getaffinity(0)))" 2>/dev/null || echo 2)
 JOBS        ?= $(shell echo $$(( $(CORES) * 3 / 2 )))
-SERIAL_JOBS ?= $(CORES)
+SERIAL_JOBS ?= $(shell echo $$(( ($(CORES) + 1) / 2 )))
 # Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE):
 # otherwise every pytest worker re-compiles the test modules and every kernel and command
 # the suite starts re-compiles the package.
