@@ -110,6 +110,7 @@ def main() -> int:
         spin(lambda: panel.helps.count() == 1 and panel.table_rows()[0][1] == "1",
              what="the class view")
         panel.helps.setCurrentRow(0)
+        teacher.live_class.dock.raise_()  # the step brought its own panel in front of it
         shoot(teacher, "live_teacher.png")
         bo.set_presentation(False)
         shoot(bo, "live_follower.png")

@@ -8,6 +8,7 @@ import json
 import logging
 import shutil
 import threading
+import time
 
 import pytest
 
@@ -129,6 +130,17 @@ def test_a_peer_whose_connection_dropped_is_gone_once_its_state_is_outdated(
     try:
         student.say(to_awareness(StudentState(step=2)))
         wait_until(lambda: len(teacher.peers()) == 1, 30, "the student")
+        # A window that renews its unchanged state stays: peers take a renewal only under a
+        # new clock (the same state sent again would be ignored, and outdated in 1 s).
+        def clock() -> int:
+            return teacher._awareness.meta[student.client_id]["clock"]
+
+        stays_until = time.monotonic() + 2.5  # well past OUTDATED_S
+        while time.monotonic() < stays_until:
+            before = clock()
+            student.renew()
+            wait_until(lambda b=before: clock() > b, 5, "the renewal taken as new")
+            assert teacher.peers() == {student.client_id: to_awareness(StudentState(step=2))}
         student._ws.sock.shutdown(2)  # gone without a word
         wait_until(lambda: not teacher.peers(), 30, "the vanished student dropped")
         teacher.renew()  # a live window renews its state and pings the server: still there

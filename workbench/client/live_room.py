@@ -149,7 +149,11 @@ class LiveRoom:
     def renew(self) -> None:
         """Say our state again (peers drop one not renewed for ``OUTDATED_S``) and ping the
         server (a connection that answers nothing for ``SILENT_S`` is taken as dropped)."""
-        if self._awareness.get_local_state() is not None:
+        with self._lock:
+            state = self._awareness.get_local_state()
+            if state is not None:  # the same state under a new clock: peers take it as new
+                self._awareness.set_local_state(state)
+        if state is not None:
             self._resend()
         with self._send_lock:
             self._ws.ping()

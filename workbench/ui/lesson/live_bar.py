@@ -3,8 +3,8 @@ teacher's step, and "Ask for help" (a follower's); hidden outside a class."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 
 class LiveBar(QFrame):
@@ -31,15 +31,13 @@ class LiveBar(QFrame):
         self.help_button.setToolTip("Send this step's code and error to the teacher (and "
                                     "nothing else)")
         self.help_button.clicked.connect(self.sig_help)
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        buttons.addWidget(self.back_button)
-        buttons.addWidget(self.help_button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)  # the line takes the width; the buttons go below it
+        # One above the other, under the line: side by side, at a projector's font size,
+        # they widened the lesson panel and with it the window past a 1024x768 screen.
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 3, 6, 3)
         layout.addWidget(self.status)
-        layout.addLayout(buttons)
+        for button in (self.back_button, self.help_button):
+            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignLeft)
         self.hide()
 
     def set_status(self, text: str) -> None:

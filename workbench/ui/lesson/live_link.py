@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 TEACHER, STUDENT = "teacher", "student"
 CLASS_VIEW_EVERY_MS = 100  # the class view repaints at most this often, however many speak
 RETRY_FIRST_S, RETRY_MOST_S, RETRIES = 1, 15, 12
-ANSWER_WAIT_S = 2.0  # after joining: how long the peers' answers to our hello may take
+ANSWER_WAIT_S = 5.0  # after joining: how long the peers' answers to our hello may take
 
 
 class LiveLink(QObject):
@@ -379,10 +379,12 @@ class LiveLink(QObject):
     def _on_peers(self, generation: int, peers: dict[int, object]) -> None:
         if generation != self._generation or self._over:
             return
+        if self.room is None:
+            return  # still joining (the room's reader hears peers first): judged on joining
         if self._moving:  # a modal question (trust, unsaved edits) runs the event loop
             self._replay = (generation, peers)
             return
-        if self.room is not None and not self.room.connected:
+        if not self.room.connected:
             dropped, self.room = self.room, None
             self._sender.submit(dropped.close)
             self._retry("the connection dropped")
@@ -408,7 +410,7 @@ class LiveLink(QObject):
             return
         if move.notice:
             self._notice(move.notice)
-        elif self._last_notice and teacher is not None and teacher.step:
+        elif self._last_notice and teacher is not None:
             self._notice(f"{self.lesson} is being taught now: following the teacher")
         if move.step is not None:
             self._go(move.step)

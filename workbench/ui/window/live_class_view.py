@@ -53,6 +53,7 @@ class ClassHost(Protocol):
     document: DocumentController
     notice_bar: NoticeBar
     action_presentation: QAction
+    console_dock: QDockWidget
 
     @property
     def path(self) -> Path | None: ...
@@ -60,12 +61,8 @@ class ClassHost(Protocol):
     def build_panels(self) -> None: ...
     def menuBar(self) -> QMenuBar: ...  # noqa: N802 (Qt's names)
     def statusBar(self) -> QStatusBar: ...  # noqa: N802
-    def addDockWidget(self, area: Qt.DockWidgetArea, dock: QDockWidget) -> None: ...  # noqa: N802
-    def setCorner(self, corner: Qt.Corner, area: Qt.DockWidgetArea) -> None: ...  # noqa: N802
-    def resizeDocks(self, docks: list[QDockWidget], sizes: list[int],  # noqa: N802
-                    orientation: Qt.Orientation) -> None: ...
 
-CLASS_WIDTH = 440  # the Class dock's first width: six columns, a name or two
+
 NO_SERVER = ("A live class runs on the class's Jupyter Server: start the window on it "
              "(workbench --server URL) to teach or follow.")
 
@@ -247,7 +244,6 @@ class LiveClassView(QObject):
         if link is not None and link.teaching and self.dock is not None:
             self.dock.show()
             self.dock.raise_()
-            self.window.resizeDocks([self.dock], [CLASS_WIDTH], Qt.Orientation.Horizontal)
 
     def _on_notice(self, text: str) -> None:
         self.window.notice_bar.add_window_notice(text)
@@ -270,10 +266,9 @@ class LiveClassView(QObject):
             self.dock = QDockWidget("Class", self.main)
             self.dock.setObjectName("classDock")
             self.dock.setWidget(self.panel)
-            window = self.window
-            # The right-hand column from top to bottom: the table needs the height.
-            window.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
-            window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
-            window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
-            window.resizeDocks([self.dock], [CLASS_WIDTH], Qt.Orientation.Horizontal)
+            # A tab beside the console and the panels: the window's full width for the table,
+            # and no width taken from the editor (a dock of its own at the side made the
+            # window wider than a 1024x768 projector in presentation mode).
+            self.main.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+            self.main.tabifyDockWidget(self.window.console_dock, self.dock)
         return self.panel
