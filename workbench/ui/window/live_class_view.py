@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDialog,
@@ -69,9 +69,6 @@ NO_SERVER = ("A live class runs on the class's Jupyter Server: start the window 
 
 class LiveClassView(QObject):
     """The window's live class: at most one link at a time, as teacher or follower."""
-
-    sig_changed = Signal()
-    """A class was joined or left (``link`` changed)."""
 
     def __init__(self, window: ClassHost, cache: Path) -> None:
         main = cast(QMainWindow, window)  # the host is the window itself
@@ -168,7 +165,6 @@ class LiveClassView(QObject):
         self.bar.set_role(link.role)
         self.action_leave.setEnabled(True)
         link.start()
-        self.sig_changed.emit()
         return True
 
     def _refuse(self, text: str) -> bool:
@@ -258,7 +254,6 @@ class LiveClassView(QObject):
         self.bar.set_role(None)
         if link is not None:
             link.deleteLater()
-        self.sig_changed.emit()
 
     def _class_panel(self) -> ClassViewPanel:
         if self.panel is None:
