@@ -201,3 +201,17 @@ def test_a_long_word_in_the_stats_line_never_widens_the_panel(qtbot):
     label.setText(f"selu: 8 equations, from {word}")
     assert label.minimumSizeHint().width() <= label.fontMetrics().averageCharWidth() * MIN_CHARS
     assert label.fontMetrics().horizontalAdvance(word) > label.minimumSizeHint().width() * 3
+
+
+def test_a_folded_tree_cleared_for_the_next_step_never_names_the_trace_cleared(qtbot, panel,
+                                                                                loss_trace):
+    """Too short for the rows, the tree folds to "loss: N equations". Cleared for another
+    step, it is the step's message that shows: before, the room was fitted while the old
+    trace was still held, and the folded line went on naming ``loss`` with no banner."""
+    _show(qtbot, panel, (420, 90))  # held at the panel's least height
+    panel.set_code_font(panel.tree.font())  # fitted again, the layout done
+    qtbot.waitUntil(lambda: not panel.folded_note.isHidden())
+    assert panel.folded_note.text().startswith("loss: ")
+    panel.clear("step 4: not run yet")
+    assert panel.folded_note.isHidden() and not panel.tabs.isHidden()
+    assert panel.stats_label.text() == "step 4: not run yet"

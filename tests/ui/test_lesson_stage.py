@@ -10,6 +10,7 @@ import time
 import pytest
 from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QImage, QTextDocument
+from PySide6.QtWidgets import QApplication
 
 from tests.lessons.test_embedded_images import png
 from workbench.api import messages as p
@@ -155,6 +156,7 @@ def test_three_fast_nexts_past_two_slow_steps_show_the_landing_step_at_once(
     started = time.monotonic()
     for _ in range(3):
         qtbot.keyClick(window, Qt.Key.Key_PageDown)
+        QApplication.processEvents()  # a person's presses come in turns of the event loop
     assert time.monotonic() - started < 4
     assert window.lesson_panel.current() == 3
     assert window.editor.toPlainText() == "landed = 3\n"
@@ -209,10 +211,10 @@ def test_a_name_from_a_step_not_run_says_which_step_and_run_steps_above_fixes_it
 def test_run_all_above_runs_every_step_above_then_this_one(qtbot, make_window, tmp_path):
     window = _open_trusted(qtbot, make_window, tmp_path, "jump.py", JUMP)
     window.lessons.go_to(3)
+    qtbot.waitUntil(lambda: window.lessons._pending is None, timeout=ENGINE_MS)
     sources: list[str] = []
     window.engine.sig_request_sent.connect(
         lambda r: sources.append(r.source) if isinstance(r, p.LoadSource) else None)
-    qtbot.waitUntil(lambda: window.lessons._pending is None, timeout=ENGINE_MS)
     window.actions_.action_run_above.trigger()
     qtbot.waitUntil(lambda: "12.57" in window.lesson_panel.outputs.toPlainText(),
                     timeout=ENGINE_MS)

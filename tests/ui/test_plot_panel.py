@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from workbench.api import messages as p
 from workbench.plots.presentation import axis_font_size
@@ -358,3 +358,26 @@ def test_helpers():
         with pytest.raises(ValueError):
             parse_point(bad)
     assert math.isfinite(parse_point("1e3")[0])
+
+
+def test_the_stale_banner_lies_over_the_plots_and_moves_nothing(qtbot, panel):
+    """A lesson shows "from step 3: step 4 has not run yet" on every step until the step's
+    results come. Laid into the column, the banner pushed the plots down and back twice a
+    step (the re-layout cost more than the rest of a step's display); over the plots'
+    top edge it moves nothing, spans their width, and follows their resize."""
+    qtbot.waitExposed(panel)
+    qtbot.waitUntil(lambda: panel.plot_area.height() > 300)
+    before = panel.plot_area.geometry()
+    panel.set_stale("from step 3: step 4 has not run yet")
+    qtbot.waitUntil(lambda: panel.stale_text() is not None)
+    banner = panel.findChild(QtWidgets.QLabel, "staleBanner")
+    assert banner.isVisible()
+    assert panel.plot_area.geometry() == before
+    assert banner.geometry().topLeft() == before.topLeft()
+    assert banner.width() == before.width() and banner.height() < before.height() // 4
+    panel.resize(800, 600)
+    qtbot.waitUntil(lambda: panel.plot_area.width() < before.width())
+    qtbot.waitUntil(lambda: banner.width() == panel.plot_area.width())
+    assert banner.geometry().topLeft() == panel.plot_area.geometry().topLeft()
+    panel.set_stale(None)
+    assert panel.stale_text() is None and banner.isHidden()

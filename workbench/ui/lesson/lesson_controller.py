@@ -24,10 +24,11 @@ written back in the lesson's own format by Save lesson; a failed write keeps the
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, Signal
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QStatusBar, QWidget
 
 from workbench.api import messages as p
@@ -499,14 +500,27 @@ class LessonController(QObject):
             self.tracer.follow_call = directive is None
         finally:
             controls.blockSignals(False)
-        # The step's panel comes forward; a step about its code shows its output in the
-        # console, so no panel of an earlier step stays in front.
-        self.host.show_panel(DOCKS.get(directive.verb, CONSOLE) if directive is not None
-                             else CONSOLE)
         self._pending = step.number
         self._engine_used = True
         self._outputs.pop(step.number, None)
         self.panel.outputs.show_running()
+        # Sent at the loop's next turn, once the step is painted: a kernel that starts
+        # compiling at once, or a panel laid out to come forward, slows the paint (ten
+        # followers moved at once on two cores).
+        QTimer.singleShot(0, self, partial(self._send, step))
+
+    def _send(self, step: Step) -> None:
+        if self._pending != step.number:
+            return
+        if self.editor_step != step.number:  # the editor moved on before it was sent
+            self._pending = None
+            self._start_waiting()
+            return
+        # The step's panel comes forward; a step about its code shows its output in the
+        # console, so no panel of an earlier step stays in front.
+        directive = step.directive
+        self.host.show_panel(DOCKS.get(directive.verb, CONSOLE) if directive is not None
+                             else CONSOLE)
         self.tracer.run()
 
     def _on_loaded(self, reply: p.Reply) -> None:

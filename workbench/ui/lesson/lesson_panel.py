@@ -13,7 +13,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QFont,
     QFontMetricsF,
@@ -49,6 +49,7 @@ EDITED_TIP = ("edited: Reset step brings back the lesson's code; File > Save les
 STEP_ROWS = 12  # rows of the step list shown at once, where the lesson has as many
 STEPS_SHARE_MAX = 0.6  # of the height between list and text, the most the list takes itself
 TEXT_SHARE_MAX = 0.4  # of the height under the list, the most the text takes beside outputs
+AHEAD_AFTER_MS = 300  # the lesson's formulas are typeset this long after it opens
 
 
 _warming: list[threading.Thread] = []
@@ -98,6 +99,9 @@ class LessonPanel(QWidget):
         self._current = 0
         self._updating = False
         self._markdown = ""
+        self._ahead: list[Step] = []  # steps whose formulas are typeset before their visit
+        self._ahead_timer = QTimer(self, singleShot=True)
+        self._ahead_timer.timeout.connect(self._typeset_ahead)
         self._attachments: tuple[tuple[str, str, str], ...] = ()
         self._folder: Path | None = None
         self._shown_style: TextStyle | None = None
@@ -197,6 +201,9 @@ class LessonPanel(QWidget):
         self.title.setText(title)
         if any(has_maths(text) for text in (overview, *(s.text for s in self._steps))):
             _warm_up_maths()
+        self._ahead = [step for step in self._steps if has_maths(step.text)]
+        if self._ahead:
+            self._ahead_timer.start(AHEAD_AFTER_MS)  # once the lesson is painted
         self._updating = True
         try:
             self.steps.clear()
@@ -211,6 +218,20 @@ class LessonPanel(QWidget):
         self.set_message("")
         self._show_position()
         self._fit_steps()
+
+    def _typeset_ahead(self) -> None:
+        """One step's formulas typeset (and cached) per turn of the event loop while the
+        class reads: going to a step then costs no mathtext (30-60 ms a step), which a
+        presenter's PageDown and a follower moved by the teacher would otherwise wait on."""
+        if not self._ahead:
+            return
+        if any(thread.is_alive() for thread in _warming):  # mathtext still loading there
+            self._ahead_timer.start(AHEAD_AFTER_MS)
+            return
+        step = self._ahead.pop(0)
+        render_markdown(step.text, self._text_style(), self._folder, step.attachments)
+        if self._ahead:
+            self._ahead_timer.start(0)
 
     def set_current(self, number: int) -> None:
         """Show step ``number``'s text and select its row (0: none)."""

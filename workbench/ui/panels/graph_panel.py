@@ -168,6 +168,10 @@ class GraphPanel(Panel):
         self.graph.set_presentation_scale(factor)
         self.value_view.set_presentation_scale(factor)
 
+    def stale_anchor(self) -> QWidget:
+        """The banner lies over the graph and the value view, under the stepping buttons."""
+        return self.splitter
+
     def set_scheme(self, scheme: str) -> None:
         self.graph.set_scheme(scheme)
         self.value_view.set_scheme(scheme)

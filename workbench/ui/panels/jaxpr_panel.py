@@ -507,7 +507,8 @@ class JaxprPanel(QWidget):
         return self._trace
 
     def clear(self, message: str = "") -> None:
-        self.set_stale(None)
+        # Emptied before the room is fitted: a folded note never names the trace cleared,
+        # and the tabs, shown again for the message, lay out no rows.
         self._trace = None
         self.model.set_tree(None)
         self._show_selected()
@@ -516,6 +517,7 @@ class JaxprPanel(QWidget):
         self.stats_label.setText(message)
         self.printed_loading.set_printed(Printed())
         self.printed_tracing.set_printed(Printed())
+        self.set_stale(None)
 
     def show_lowering(self, lowering: LoweringResult) -> None:
         dialect = self.hlo_dialect.currentData()

@@ -613,6 +613,10 @@ class KMeansPanel(Panel):
         self.updateGeometry()  # the minimum size changed with the plots'
         self._arrange()
 
+    def stale_anchor(self) -> QWidget:
+        """The banner lies over the scatter and the distortion curve."""
+        return self.plots
+
     def set_scheme(self, scheme: str) -> None:
         self.scatter.set_scheme(scheme)
         self.distortion.set_scheme(scheme)

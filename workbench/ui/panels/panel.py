@@ -19,7 +19,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, QPoint, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QBoxLayout, QLabel, QWidget
 
@@ -46,6 +46,7 @@ class Panel(QWidget):
         self._settle_timer = QTimer(self, singleShot=True)
         self._settle_timer.timeout.connect(self._on_settle_timer)
         self._stale: QLabel | None = None
+        self._overlay_on: QWidget | None = None  # the view the banner lies over
 
     def set_presentation_scale(self, factor: float) -> None:
         """Fonts, line widths and markers for a projector: 1.0 is the normal size."""
@@ -111,15 +112,45 @@ class Panel(QWidget):
             if text is None:
                 return
             self._stale = stale_banner("staleBanner", self)
-            layout = self.layout()
-            if isinstance(layout, QBoxLayout) and layout.direction() in (
-                    QBoxLayout.Direction.TopToBottom, QBoxLayout.Direction.Down):
-                layout.insertWidget(0, self._stale)
-            else:  # no column to put it on top of: a tooltip-like strip over the panel
-                self._stale.move(0, 0)
-                self._stale.raise_()
+            anchor = self.stale_anchor()
+            if anchor is None:
+                layout = self.layout()
+                if isinstance(layout, QBoxLayout) and layout.direction() in (
+                        QBoxLayout.Direction.TopToBottom, QBoxLayout.Direction.Down):
+                    layout.insertWidget(0, self._stale)
+                else:  # no column to put it on top of: over the panel's top edge
+                    self._overlay_on = self
+            else:
+                self._overlay_on = anchor
+            if self._overlay_on is not None:
+                self._overlay_on.installEventFilter(self)
         self._stale.setText(text or "")
         self._stale.setVisible(text is not None)
+        if text is not None and self._overlay_on is not None:
+            self._place_overlay()
+            self._stale.raise_()
+
+    def stale_anchor(self) -> QWidget | None:
+        """The view whose top edge the stale banner lies over, or None for a banner on top
+        of the panel's column. Over a view, showing and hiding the banner moves nothing: a
+        lesson's every step shows it until the step's results come, and re-laying the
+        plots out twice a step cost more than the rest of the step's display."""
+        return None
+
+    def _place_overlay(self) -> None:
+        banner, view = self._stale, self._overlay_on
+        if banner is None or view is None:
+            return
+        top_left = view.mapTo(self, QPoint(0, 0)) if view is not self else QPoint(0, 0)
+        width = view.width()
+        banner.setGeometry(top_left.x(), top_left.y(), width, banner.heightForWidth(width))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if (watched is self._overlay_on and self._stale is not None
+                and event.type() in (QEvent.Type.Resize, QEvent.Type.Move)
+                and not self._stale.isHidden()):
+            self._place_overlay()
+        return super().eventFilter(watched, event)
 
     def follow_source(self, session: Session) -> None:
         """Mark the panel stale while the editor's code does not run (it shows the last code

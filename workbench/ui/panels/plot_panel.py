@@ -400,6 +400,10 @@ class FunctionPlotPanel(Panel):
         self.hessian.set_presentation_scale(factor)
         self._fit_controls()
 
+    def stale_anchor(self) -> QWidget:
+        """The banner lies over the plots, under the controls and sliders."""
+        return self.plot_area
+
     def set_scheme(self, scheme: str) -> None:
         """Follow the window's light or dark scheme."""
         self.plot.set_scheme(scheme)
