@@ -230,6 +230,34 @@ def _machine_quiet(threshold: float = 0.9) -> bool:
     return (now[0] - idle0) / max(1, now[1] - total0) >= threshold
 
 
+def _busiest(seconds: float = 1.0, count: int = 5) -> list[str]:
+    """The processes that used the most CPU over ``seconds``: what kept the machine busy."""
+    def ticks() -> dict[str, int]:
+        found = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                command = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            found[f"{stat.parent.name} {command.decode(errors='replace')[:150]}"] = \
+                int(fields[11]) + int(fields[12])
+        return found
+    before = ticks()
+    time.sleep(seconds)
+    after = ticks()
+    used = sorted(((after[k] - before.get(k, after[k]), k) for k in after), reverse=True)
+    return [f"{ticks_used}% {name}" for ticks_used, name in used[:count] if ticks_used]
+
+
+def _wait_quiet(spin, timeout: float) -> None:
+    try:
+        spin(_machine_quiet, timeout, "the machine to be quiet")
+    except SystemExit:
+        print("busiest processes over 1 s (% of one core):", *_busiest(), sep="\n    ")
+        raise
+
+
 def windows_section(url: str, token: str, folder: Path, followers_n: int, rounds: int,
                     engine: str, per_step: bool = False, pause: float = 3.0
                     ) -> tuple[bool, float]:
@@ -272,7 +300,7 @@ def windows_section(url: str, token: str, folder: Path, followers_n: int, rounds
     wrong: list[str] = []
     panel = teacher.live_class.panel
     n = str(followers_n)
-    spin(_machine_quiet, 300, "the machine to be quiet")
+    _wait_quiet(spin, 300)
     for r in range(rounds):
         for step in range(1, STEPS + 1):
             with lock:
@@ -304,7 +332,7 @@ def windows_section(url: str, token: str, folder: Path, followers_n: int, rounds
             # for the last step (its compiles, the panels' requests) ends first.
             quiet_at = time.monotonic() + pause
             spin(lambda t=quiet_at: time.monotonic() > t, pause + 1, "")
-            spin(_machine_quiet, 120, "the machine to be quiet")
+            _wait_quiet(spin, 120)
     print(f"  teacher's Next -> every follower's step painted: {_pcts(to_paint)}")
     print(f"  teacher's Next -> the step ran on each follower's kernel: {_pcts(to_ran)}")
     print(f"  teacher's Next -> the class view shows all {followers_n} ran it: "

@@ -49,7 +49,7 @@ EDITED_TIP = ("edited: Reset step brings back the lesson's code; File > Save les
 STEP_ROWS = 12  # rows of the step list shown at once, where the lesson has as many
 STEPS_SHARE_MAX = 0.6  # of the height between list and text, the most the list takes itself
 TEXT_SHARE_MAX = 0.4  # of the height under the list, the most the text takes beside outputs
-AHEAD_AFTER_MS = 300  # the lesson's formulas are typeset this long after it opens
+AHEAD_AFTER_MS = 1000  # the lesson's formulas are typeset once it has been read this long
 
 
 _warming: list[threading.Thread] = []
@@ -203,7 +203,7 @@ class LessonPanel(QWidget):
             _warm_up_maths()
         self._ahead = [step for step in self._steps if has_maths(step.text)]
         if self._ahead:
-            self._ahead_timer.start(AHEAD_AFTER_MS)  # once the lesson is painted
+            self._ahead_timer.start(AHEAD_AFTER_MS)
         self._updating = True
         try:
             self.steps.clear()
@@ -221,8 +221,9 @@ class LessonPanel(QWidget):
 
     def _typeset_ahead(self) -> None:
         """One step's formulas typeset (and cached) per turn of the event loop while the
-        class reads: going to a step then costs no mathtext (30-60 ms a step), which a
-        presenter's PageDown and a follower moved by the teacher would otherwise wait on."""
+        class reads (never while the presenter pages): going to a step then costs no
+        mathtext (10-40 ms a step here), which a PageDown and a follower moved by the
+        teacher would otherwise wait on."""
         if not self._ahead:
             return
         if any(thread.is_alive() for thread in _warming):  # mathtext still loading there
@@ -236,6 +237,8 @@ class LessonPanel(QWidget):
     def set_current(self, number: int) -> None:
         """Show step ``number``'s text and select its row (0: none)."""
         self._current = number
+        if self._ahead:  # paging: typeset ahead once the class reads again
+            self._ahead_timer.start(AHEAD_AFTER_MS)
         self._updating = True
         try:
             self.steps.setCurrentRow(number - 1)
