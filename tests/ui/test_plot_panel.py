@@ -375,6 +375,8 @@ def test_the_stale_banner_lies_over_the_plots_and_moves_nothing(qtbot, panel):
     assert panel.plot_area.geometry() == before
     assert banner.geometry().topLeft() == before.topLeft()
     assert banner.width() == before.width() and banner.height() < before.height() // 4
+    # clicks and the wheel on the plots' top reach the plots
+    assert banner.testAttribute(QtCore.Qt.WidgetAttribute.WA_TransparentForMouseEvents)
     panel.resize(800, 600)
     qtbot.waitUntil(lambda: panel.plot_area.width() < before.width())
     qtbot.waitUntil(lambda: banner.width() == panel.plot_area.width())

@@ -143,6 +143,7 @@ class LessonController(QObject):
         self._pending: int | None = None  # the step whose LoadSource is on its way
         self._waiting: int | None = None  # the step shown whose run waits for _pending's
         self._ran: set[int] = set()
+        self._forward: object | None = None  # the step whose panel is to come forward
         """The code steps sent to this engine since it started (a restart forgets them)."""
         self._placing = False
         self.trust = LessonTrust(settings, tracer, parent)
@@ -227,7 +228,7 @@ class LessonController(QObject):
         self._notes = {}
         self._outputs, self._errors = {}, {}
         self.current = self.editor_step = 0
-        self._pending = self._waiting = None
+        self._pending = self._waiting = self._forward = None
         self.chain.cancel()
         self.tracer.keep_names = False
         self.panel.outputs.clear_outputs()
@@ -242,7 +243,7 @@ class LessonController(QObject):
         self._notes = {}
         self._outputs, self._errors = {}, {}
         self.current = self.editor_step = 0
-        self._pending = self._waiting = None
+        self._pending = self._waiting = self._forward = None
         self._ran = set()
         self.chain.cancel()
         self.trust.reset(lesson)
@@ -504,24 +505,19 @@ class LessonController(QObject):
         self._engine_used = True
         self._outputs.pop(step.number, None)
         self.panel.outputs.show_running()
-        # Sent at the loop's next turn, once the step is painted: a kernel that starts
-        # compiling at once, or a panel laid out to come forward, slows the paint (ten
-        # followers moved at once on two cores).
-        QTimer.singleShot(0, self, partial(self._send, step))
-
-    def _send(self, step: Step) -> None:
-        if self._pending != step.number:
-            return
-        if self.editor_step != step.number:  # the editor moved on before it was sent
-            self._pending = None
-            self._start_waiting()
-            return
-        # The step's panel comes forward; a step about its code shows its output in the
-        # console, so no panel of an earlier step stays in front.
-        directive = step.directive
-        self.host.show_panel(DOCKS.get(directive.verb, CONSOLE) if directive is not None
-                             else CONSOLE)
         self.tracer.run()
+        # The step's panel comes forward (a step about its code shows its output in the
+        # console, so no panel of an earlier step stays in front) at the loop's next turn,
+        # once the step is painted: laid out to come forward, the Graph panel delayed the
+        # paint by as much as the rest of the step (ten followers moved at once).
+        self._forward = object()
+        QTimer.singleShot(0, self, partial(
+            self._bring_forward, self._forward,
+            DOCKS.get(directive.verb, CONSOLE) if directive is not None else CONSOLE))
+
+    def _bring_forward(self, token: object, dock: str) -> None:
+        if token is self._forward:  # no other step (or lesson) since
+            self.host.show_panel(dock)
 
     def _on_loaded(self, reply: p.Reply) -> None:
         if self.chain.running:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QTimer
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QBoxLayout, QLabel, QWidget
 
@@ -123,6 +123,8 @@ class Panel(QWidget):
             else:
                 self._overlay_on = anchor
             if self._overlay_on is not None:
+                # Over a view, clicks and the wheel reach the view under it.
+                self._stale.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
                 self._overlay_on.installEventFilter(self)
         self._stale.setText(text or "")
         self._stale.setVisible(text is not None)
@@ -141,13 +143,16 @@ class Panel(QWidget):
         banner, view = self._stale, self._overlay_on
         if banner is None or view is None:
             return
+        if not view.isVisibleTo(self):  # the view gave way (k-means settings): the panel's top
+            view = self
         top_left = view.mapTo(self, QPoint(0, 0)) if view is not self else QPoint(0, 0)
         width = view.width()
         banner.setGeometry(top_left.x(), top_left.y(), width, banner.heightForWidth(width))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if (watched is self._overlay_on and self._stale is not None
-                and event.type() in (QEvent.Type.Resize, QEvent.Type.Move)
+                and event.type() in (QEvent.Type.Resize, QEvent.Type.Move,
+                                     QEvent.Type.Show, QEvent.Type.Hide)
                 and not self._stale.isHidden()):
             self._place_overlay()
         return super().eventFilter(watched, event)
