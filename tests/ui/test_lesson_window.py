@@ -245,8 +245,14 @@ def test_edits_are_kept_per_step_marked_and_reset(qtbot, make_window, tmp_path):
     qtbot.waitUntil(lambda: window.jaxpr.trace() is not None
                     and window.jaxpr.trace().function == "square", timeout=ENGINE_S)
 
+    qtbot.waitUntil(lambda: not window.lessons.busy, timeout=ENGINE_S)
+    loads: list[str] = []
+    window.engine.sig_request_sent.connect(
+        lambda r: loads.append(r.source) if isinstance(r, p.LoadSource) else None)
     with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_S):
         window.lesson_panel.reset_button.click()
+    qtbot.waitUntil(lambda: not window.lessons.busy, timeout=ENGINE_S)
+    assert loads == [read_lesson(path).step(1).code]  # run once (it ran twice when idle)
     assert window.editor.toPlainText() == read_lesson(path).step(1).code
     assert not window.lesson_panel.steps.item(0).text().startswith(EDITED_MARK)
     assert not window.lesson_panel.reset_button.isEnabled()

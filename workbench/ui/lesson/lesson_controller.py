@@ -296,8 +296,9 @@ class LessonController(QObject):
             return
         self.codes.pop(number, None)
         step = lesson.step(number)
+        running = self._pending == number
         self._show_and_run(step, step.code)
-        if self._pending == number:
+        if running:
             self._waiting = number  # its edited code is still running: the lesson's runs next
         self._refresh()
         self.sig_edits_changed.emit()
