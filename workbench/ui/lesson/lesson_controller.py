@@ -143,8 +143,8 @@ class LessonController(QObject):
         self._pending: int | None = None  # the step whose LoadSource is on its way
         self._waiting: int | None = None  # the step shown whose run waits for _pending's
         self._ran: set[int] = set()
-        self._forward: object | None = None  # the step whose panel is to come forward
         """The code steps sent to this engine since it started (a restart forgets them)."""
+        self._forward: object | None = None  # the step whose panel is to come forward
         self._placing = False
         self.trust = LessonTrust(settings, tracer, parent)
         """Whether the lesson's code may run (decided on the bytes read)."""
