@@ -48,6 +48,26 @@ def test_a_reply_already_on_its_way_is_dropped_when_a_newer_request_of_its_key_g
     assert got == ["second"]
 
 
+def test_an_abandoned_request_answers_nobody_also_when_its_reply_is_on_its_way(
+        qtbot, bridge):
+    # A lesson step shown: the editor's earlier load is moot, though the step's own goes out
+    # only a turn later. Other keys' requests are still answered.
+    from workbench.api import messages as p
+
+    qtbot.waitUntil(lambda: bridge.state == "idle", timeout=60000)
+    got: list[str] = []
+    bridge.request(p.LoadSource(source="a = 1\n", filename="edit.py"),
+                   lambda reply: got.append("edit"), key="load")
+    bridge.request(p.Ping(), lambda reply: got.append("ping"), key="other")
+    assert isinstance(bridge.client.call(p.Ping(), timeout=60), p.Result)  # both answered
+    bridge.abandon("load")
+    bridge.abandon("never-sent")  # nothing in flight of that key: nothing happens
+    qtbot.waitUntil(lambda: got == ["ping"], timeout=60000)
+    bridge.request(p.LoadSource(source="a = 2\n", filename="step.py"),
+                   lambda reply: got.append("step"), key="load")
+    qtbot.waitUntil(lambda: got == ["ping", "step"], timeout=60000)
+
+
 def test_a_request_after_close_starts_no_engine_and_is_answered_cancelled(qtbot):
     # A panel's timer firing as its window closes used to start a new engine on the closed
     # bridge, left running: its thread later emitted on the bridge while the window's

@@ -5,6 +5,7 @@ images are shown as images."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import pytest
@@ -153,7 +154,9 @@ def test_three_fast_nexts_past_two_slow_steps_show_the_landing_step_at_once(
     window.engine.sig_request_sent.connect(
         lambda r: sources.append(r.source) if isinstance(r, p.LoadSource) else None)
     started = time.monotonic()
-    for _ in range(3):
+    qtbot.keyClick(window, Qt.Key.Key_PageDown)
+    qtbot.waitUntil(lambda: len(sources) == 1)  # step 1 goes out once it is painted
+    for _ in range(2):
         qtbot.keyClick(window, Qt.Key.Key_PageDown)
     assert time.monotonic() - started < 4
     assert window.lesson_panel.current() == 3
@@ -166,6 +169,68 @@ def test_three_fast_nexts_past_two_slow_steps_show_the_landing_step_at_once(
     qtbot.waitUntil(lambda: "step 2 above has not run in this engine"
                     in window.lessons.message())
     assert window.lesson_panel.run_above_button.isVisible()
+
+
+def test_nexts_within_one_turn_run_only_the_landing_step(qtbot, make_window, tmp_path):
+    """A step's run goes out a turn after it is shown: a step left within that turn (three
+    presses queued at once) never runs, and the landing step does not wait for it."""
+    window = _open_trusted(qtbot, make_window, tmp_path, "paging.py", PAGING)
+    sources: list[str] = []
+    window.engine.sig_request_sent.connect(
+        lambda r: sources.append(r.source) if isinstance(r, p.LoadSource) else None)
+    for number in (1, 2, 3):
+        window.lessons.go_to(number)
+    assert sources == []
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS,
+                          check_params_cb=lambda r: _step_of(r) == 3):
+        pass
+    assert sources == ["landed = 3\n"]
+    qtbot.waitUntil(lambda: "steps 1 and 2 above have not run in this engine"
+                    in window.lessons.message())
+
+
+TWO_STEPS = """\
+# %%
+a = 1
+
+# %%
+b = 2
+"""
+
+
+def test_an_edits_answer_come_as_the_step_changes_is_not_taken_for_the_new_steps(
+        qtbot, make_window, tmp_path):
+    """The step's run goes out a turn after the step is shown. An edit's answer that was
+    already on its way to the window in that turn once passed for the new step's, which
+    then never ran: it now reaches nobody, as a superseded one does."""
+    window = _open_trusted(qtbot, make_window, tmp_path, "two.py", TWO_STEPS)
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS):
+        window.lessons.go_to(1)
+    bridge = window.engine
+    sent: list[p.LoadSource] = []
+    bridge.sig_request_sent.connect(
+        lambda r: sent.append(r) if isinstance(r, p.LoadSource) else None)
+    answered = threading.Event()
+    post = bridge._post
+
+    def watch(fn, *args):  # on the engine's thread: the reply, posted to the window
+        post(fn, *args)
+        if fn == bridge._deliver_reply and _step_of(args[1]) == 1:
+            answered.set()
+
+    bridge._post = watch
+    window.editor.setPlainText("a = 'edited'\n")
+    window.tracer.run()
+    assert answered.wait(ENGINE_MS / 1000)  # answered, not yet seen by the window
+    loaded: list[int | None] = []
+    window.tracer.sig_loaded.connect(lambda r: loaded.append(_step_of(r)))
+    window.lessons.go_to(2)
+    with qtbot.waitSignal(window.tracer.sig_loaded, timeout=ENGINE_MS,
+                          check_params_cb=lambda r: _step_of(r) == 2):
+        pass
+    assert loaded == [2]
+    assert [r.source for r in sent] == ["a = 'edited'\n", "b = 2\n"]
+    assert window.lessons.busy is False
 
 
 def _step_of(reply) -> int | None:

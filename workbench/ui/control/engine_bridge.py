@@ -170,6 +170,11 @@ class EngineBridge(QObject):
         self.sig_request_sent.emit(request)
         return sent
 
+    def abandon(self, key: str) -> None:
+        """The request of ``key`` in flight is answered to nobody, as if superseded now: a
+        newer one follows a moment later, and what the old one asked is moot already."""
+        self._handlers.pop(self._keyed.pop(key, ""), None)
+
     def _deliver_reply(self, rid: str, reply: p.Reply) -> None:
         key, on_reply, _ = self._handlers.pop(rid, (None, None, None))
         if key is not None and self._keyed.get(key) == rid:

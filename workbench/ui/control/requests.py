@@ -101,6 +101,11 @@ class EngineRequests:
     def var_array(self, request: p.VarArray, on_reply: ReplyHandler) -> str:
         return self._send(request, on_reply, key=Key.VAR_ARRAY)
 
+    def abandon(self, *keys: Key) -> None:
+        """Whatever of these keys is in flight answers nobody (see ``EngineBridge.abandon``)."""
+        for key in keys:
+            self.engine.abandon(key)
+
     def stop(self) -> None:
         """Stop what the engine runs (interrupt, then restart if it does not stop)."""
         self.engine.stop()

@@ -8,14 +8,13 @@ brought to the front and, for plot, time and k-means, filled in and started.
 A text-only step only shows its text: the editor keeps the code of the step
 before, and edits there still belong to that step.
 
-Nothing runs when a lesson opens. A lesson from outside the bundled ones asks
-once, the first time a step would run, before its code even reaches the editor, and
-the answer "yes" is remembered for exactly the bytes that were read (their SHA-256):
-trust, like bundled status, is decided on what was read, the code that runs, never on
-the file as it is when a step is picked. "No" runs nothing
-(no load, trace, values, live mode or directive) until the lesson is opened again:
-the step's code is shown as text and live mode is held, so an edit does not run it
-either; only Run does, as the user's own explicit choice.
+Nothing runs when a lesson opens. A lesson from outside the bundled ones asks once, the
+first time a step would run, before its code even reaches the editor, and the answer "yes"
+is remembered for exactly the bytes that were read (their SHA-256): trust, like bundled
+status, is decided on what was read, the code that runs, never on the file as it is when a
+step is picked. "No" runs nothing (no load, trace, values, live mode or directive) until the
+lesson is opened again: the step's code is shown as text and live mode is held, so an edit
+does not run it either; only Run does, as the user's own explicit choice.
 
 Edits are kept per step while the lesson is open, marked in the list, and
 written back in the lesson's own format by Save lesson; a failed write keeps them.
@@ -49,6 +48,7 @@ from workbench.lessons import (
 from workbench.lessons.handout import StepShown
 from workbench.lessons.plan import judge
 from workbench.lessons.progress import missing_name_note, not_run_note, steps_text, unrun_above
+from workbench.ui.control.requests import Key
 from workbench.ui.control.trace_controller import TraceController
 from workbench.ui.editor.call_controls import CallControls
 from workbench.ui.editor.editor import CodeEditor
@@ -144,7 +144,7 @@ class LessonController(QObject):
         self._waiting: int | None = None  # the step shown whose run waits for _pending's
         self._ran: set[int] = set()
         """The code steps sent to this engine since it started (a restart forgets them)."""
-        self._forward: object | None = None  # the step whose panel is to come forward
+        self._unsent: object | None = None  # _pending's, till its run goes out a turn later
         self._placing = False
         self.trust = LessonTrust(settings, tracer, parent)
         """Whether the lesson's code may run (decided on the bytes read)."""
@@ -228,7 +228,7 @@ class LessonController(QObject):
         self._notes = {}
         self._outputs, self._errors = {}, {}
         self.current = self.editor_step = 0
-        self._pending = self._waiting = self._forward = None
+        self._pending = self._waiting = self._unsent = None
         self.chain.cancel()
         self.tracer.keep_names = False
         self.panel.outputs.clear_outputs()
@@ -243,7 +243,7 @@ class LessonController(QObject):
         self._notes = {}
         self._outputs, self._errors = {}, {}
         self.current = self.editor_step = 0
-        self._pending = self._waiting = self._forward = None
+        self._pending = self._waiting = self._unsent = None
         self._ran = set()
         self.chain.cancel()
         self.trust.reset(lesson)
@@ -296,7 +296,7 @@ class LessonController(QObject):
             return
         self.codes.pop(number, None)
         step = lesson.step(number)
-        running = self._pending == number
+        running = self._pending == number and self._unsent is None  # sent: it runs now
         self._show_and_run(step, step.code)
         if running:
             self._waiting = number  # its edited code is still running: the lesson's runs next
@@ -484,6 +484,7 @@ class LessonController(QObject):
             self._start(lesson.step(number))
 
     def _start(self, step: Step) -> None:
+        first = step.number not in self._ran
         self._ran.add(step.number)
         directive = step.directive
         controls = self.controls
@@ -506,19 +507,27 @@ class LessonController(QObject):
         self._engine_used = True
         self._outputs.pop(step.number, None)
         self.panel.outputs.show_running()
-        self.tracer.run()
-        # The step's panel comes forward (a step about its code shows its output in the
-        # console, so no panel of an earlier step stays in front) at the loop's next turn,
-        # once the step is painted: laid out to come forward, the Graph panel delayed the
-        # paint by as much as the rest of the step (ten followers moved at once).
-        self._forward = object()
+        # Its run and panel go out a turn later, once it is painted: a kernel compiling, or
+        # the Graph panel laid out to come forward, delayed ten followers' paint on 2 cores.
+        # The editor's earlier code's answer, in that turn or later, is not this step's.
+        self.tracer.requests.abandon(Key.LOAD, Key.TRACE)
+        self._unsent = token = object()
         QTimer.singleShot(0, self, partial(
-            self._bring_forward, self._forward,
+            self._send, token, step.number, first,
             DOCKS.get(directive.verb, CONSOLE) if directive is not None else CONSOLE))
 
-    def _bring_forward(self, token: object, dock: str) -> None:
-        if token is self._forward:  # no other step (or lesson) since
-            self.host.show_panel(dock)
+    def _send(self, token: object, number: int, first: bool, dock: str) -> None:
+        if token is not self._unsent:  # a lesson opened or closed since
+            return
+        self._unsent = None
+        if self.editor_step != number:  # left before it ran: the step shown now runs instead
+            self._pending = None
+            if first:
+                self._ran.discard(number)
+            self._start_waiting()
+            return
+        self.host.show_panel(dock)  # no panel of an earlier step stays in front
+        self.tracer.run()
 
     def _on_loaded(self, reply: p.Reply) -> None:
         if self.chain.running:
@@ -775,8 +784,7 @@ class LessonController(QObject):
     def _unrun_shown(self) -> tuple[int, ...]:
         """The steps above the shown one, which ran (or waits to), that have not run here."""
         lesson, number = self.lesson, self.current
-        if lesson is None or not number or (number not in self._ran
-                                            and number != self._waiting):
+        if lesson is None or not number or (number not in self._ran and number != self._waiting):
             return ()
         return unrun_above(lesson, number, self._ran)
 
