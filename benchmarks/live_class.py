@@ -283,8 +283,17 @@ def windows_section(url: str, token: str, folder: Path, followers_n: int, rounds
     lock = threading.Lock()
     procs = [subprocess.Popen(
         [sys.executable, __file__, "--as-follower", url, str(folder), str(i + 1), engine],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        stdout=subprocess.PIPE, stderr=(folder / f"follower{i + 1}.err").open("wb"), text=True,
         env={**os.environ, "WORKBENCH_BENCH_TOKEN": token}) for i in range(followers_n)]
+
+    def all_joined() -> bool:
+        for i, proc in enumerate(procs):
+            if proc.poll() is not None:  # it gave up: say why, not "timed out" 15 min later
+                err = (folder / f"follower{i + 1}.err").read_text(errors="replace")
+                lines = [ln for ln in err.splitlines() if "propagateSizeHints" not in ln]
+                raise SystemExit(f"follower {i + 1} ended (exit {proc.returncode}) before "
+                                 "joining:\n    " + "\n    ".join(lines[-15:]))
+        return ready() == followers_n
 
     def read(i: int, proc: subprocess.Popen) -> None:
         for line in proc.stdout:
@@ -304,7 +313,7 @@ def windows_section(url: str, token: str, folder: Path, followers_n: int, rounds
          60, "the teacher's room")
     with lock:
         ready = lambda: sum("ready" in e for e in events)  # noqa: E731
-    spin(lambda: ready() == followers_n, 900, "every follower to join")
+    spin(all_joined, 900, "every follower to join")
     kind = {"server": "a server kernel", "kernel": "a local kernel",
             "inprocess": "an in-process engine"}[engine]
     print(f"windows ({followers_n} followers, each a process of its own with {kind} of its "

@@ -258,6 +258,18 @@ def test_edits_are_kept_per_step_marked_and_reset(qtbot, make_window, tmp_path):
     assert not window.lesson_panel.reset_button.isEnabled()
     assert not window.is_modified()
 
+    # Reset pressed before the step's run went out (a turn after it is shown): the one
+    # run that goes out is the lesson's code.
+    go(qtbot, window, 2)
+    window.editor.setPlainText("def half(x):\n    return x / 4\n")
+    go(qtbot, window, 1)
+    qtbot.waitUntil(lambda: not window.lessons.busy, timeout=ENGINE_S)
+    loads.clear()
+    window.lessons.go_to(2)
+    window.lessons.reset_step()
+    qtbot.waitUntil(lambda: loads != [] and not window.lessons.busy, timeout=ENGINE_S)
+    assert loads == [read_lesson(path).step(2).code]
+
 
 def test_save_writes_a_percent_script_back_and_never_into_another_file(qtbot, make_window,
                                                                       tmp_path):

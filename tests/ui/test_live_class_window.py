@@ -13,6 +13,7 @@ import pytest
 from tests.server_util import running_jupyter_server
 from workbench.client.server import JupyterServer, server_target
 from workbench.lessons.bundled import LESSONS_DIR
+from workbench.lessons.formats import content_key
 from workbench.lessons.live_class import SHARED_FOLDER
 
 pytest.importorskip("jupyter_server_ydoc", reason="needs jupyter-server-ydoc (the test extra)")
@@ -169,6 +170,29 @@ def test_a_lesson_nobody_teaches_says_so_and_a_missing_one_is_one_line(
     qtbot.waitUntil(lambda: any("has no file 'workbench-live/nowhere.ipynb'" in e
                                 for e in window.notice_bar.entries), timeout=30000)
     assert window.live_class.link is None
+
+
+def test_following_again_opens_the_lesson_as_the_server_has_it_now(
+        qtbot, make_window, server):
+    """The copy fetched the first time may still be open when the window follows again; the
+    teacher's lesson has changed since: the window opens what it fetched now."""
+    shared = f"{SHARED_FOLDER}/again.ipynb"
+    server_api = JupyterServer(_target(server))
+    server_api.write_file(shared, (LESSONS_DIR / LESSON).read_bytes())
+    window = make_window()
+    assert window.live_class.follow("again.ipynb", target=_target(server))
+    qtbot.waitUntil(lambda: window.lessons.lesson is not None
+                    and window.live_class.link is not None
+                    and window.live_class.link.connected, timeout=30000)
+    first = window.lessons.lesson
+    window.live_class.leave()
+    assert window.lessons.lesson is first  # left the class, the lesson stays open
+    changed = (LESSONS_DIR / "01_quick_peek.ipynb").read_bytes()
+    server_api.write_file(shared, changed)
+    assert window.live_class.follow("again.ipynb", target=_target(server))
+    qtbot.waitUntil(lambda: window.lessons.lesson is not first, timeout=30000)
+    assert window.lessons.lesson.content_key == content_key(changed)
+    assert window.lessons.lesson.path == first.path  # the same copy, fetched afresh
 
 
 def test_without_a_server_the_window_says_how_to_get_one(make_window, tmp_path):

@@ -29,6 +29,7 @@ from workbench.api.errors import Explanation
 from workbench.api.writer import atomic_write_bytes
 from workbench.client.live_room import RENEW_S, LiveRoom, LiveRoomError
 from workbench.client.server import JupyterServer, ServerError, ServerTarget
+from workbench.lessons.formats import content_key
 from workbench.lessons.live_class import (
     MAX_HELP_CODE_CHARS,
     MAX_HELP_ERROR_CHARS,
@@ -80,6 +81,7 @@ class LiveLink(QObject):
         self.lesson = lesson  # its name, as the class knows it
         self.shared = shared  # its path on the server
         self.local = local  # the teacher's file; a follower's copy of the server's
+        self._fetched = ""  # a follower's: the content key of the bytes fetched
         self.lessons = lessons
         self.room: LiveRoom | None = None
         self.presenting = False
@@ -142,6 +144,7 @@ class LiveLink(QObject):
                     data = server.read_file(self.shared)
                     self.local.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                     atomic_write_bytes(self.local, data)
+                    self._fetched = content_key(data)
             room = LiveRoom(self.target.url, self.target.token, self.shared,
                             on_peers=lambda peers: self._emit_peers(generation, peers))
             result: object = room.open()
@@ -175,7 +178,11 @@ class LiveLink(QObject):
         self.room, self._tries = result, 0
         self._answers_by = time.monotonic() + ANSWER_WAIT_S
         if first:
-            opened = self.lessons.lesson is not None and self.lessons.lesson.path == self.local
+            # Open already, from these very bytes (a follower following again may have an
+            # older copy open: the teacher's lesson changed meanwhile).
+            lesson = self.lessons.lesson
+            opened = lesson is not None and lesson.path == self.local and (
+                self.teaching or lesson.content_key == self._fetched)
             if not opened and not self.lessons.open(self.local):
                 self.leave()
                 self.sig_failed.emit(f"{self.lesson} was not opened: the lesson open before "
