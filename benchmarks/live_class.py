@@ -41,9 +41,10 @@ from workbench.client.live_room import LiveRoom  # noqa: E402
 from workbench.lessons.bundled import LESSONS_DIR  # noqa: E402
 from workbench.lessons.live_class import (  # noqa: E402
     StudentState,
+    TeacherKey,
     TeacherState,
+    TeacherWatch,
     class_view,
-    the_teacher,
     to_awareness,
 )
 
@@ -59,10 +60,11 @@ class Follower:
         self.index = index
         self.seen: dict[int, float] = {}
         self.changed = threading.Condition()
+        self.watch = TeacherWatch()  # the teacher's signed states, checked as a window does
         self.room = LiveRoom(url, token, SHARED, on_peers=self._on_peers)
 
     def _on_peers(self, peers: dict[int, object]) -> None:
-        teacher = the_teacher(peers)
+        teacher = self.watch.teacher(peers)
         if teacher is None or teacher.step in self.seen:
             return
         now = time.perf_counter()
@@ -79,6 +81,7 @@ def rooms_section(url: str, token: str, followers_n: int, rounds: int) -> bool:
     to_view: list[float] = []
     wrong_counts = 0
     teacher = LiveRoom(url, token, SHARED).open()
+    key = TeacherKey.generate()
     followers = [Follower(url, token, i) for i in range(followers_n)]
     for f in followers:
         f.room.open()
@@ -89,8 +92,8 @@ def rooms_section(url: str, token: str, followers_n: int, rounds: int) -> bool:
                 for f in followers:
                     f.seen.pop(step, None)
                 start = time.perf_counter()
-                teacher.say(to_awareness(TeacherState(session=f"bench-{r}", lesson=LESSON,
-                                                      step=step, steps=STEPS)))
+                teacher.say(to_awareness(key.sign(TeacherState(
+                    session=f"bench-{r}", lesson=LESSON, step=step, steps=STEPS))))
                 for f in followers:
                     with f.changed:
                         if not f.changed.wait_for(lambda f=f, s=step: s in f.seen, 30):

@@ -18,6 +18,7 @@ from workbench.client.live_room import FIELD, LiveRoom, LiveRoomError
 from workbench.lessons.bundled import LESSONS_DIR
 from workbench.lessons.live_class import (
     StudentState,
+    TeacherKey,
     TeacherState,
     class_view,
     follow,
@@ -59,9 +60,9 @@ def test_followers_move_with_the_teacher_and_the_class_view_counts_them(server):
     changed = threading.Event()
     followers = [_room(server, on_peers=lambda _: changed.set()) for _ in range(3)]
     try:
-        taught = TeacherState(session="s1", lesson=LESSON, step=1, steps=8)
+        key = TeacherKey.generate()
         for step in (2, 5):
-            taught = TeacherState(session="s1", lesson=LESSON, step=step, steps=8)
+            taught = key.sign(TeacherState(session="s1", lesson=LESSON, step=step, steps=8))
             teacher.say(to_awareness(taught))
             wait_until(lambda t=taught: all(the_teacher(f.peers()) == t for f in followers),
                        30, f"every follower to see step {step}")
@@ -97,10 +98,11 @@ def test_followers_move_with_the_teacher_and_the_class_view_counts_them(server):
 def test_a_hostile_peer_is_dropped_with_a_log_line(server, caplog):
     teacher, student = _room(server), _room(server)
     try:
-        teacher.say(to_awareness(TeacherState(session="s2", lesson=LESSON, step=3, steps=8)))
-        # A second "teacher" with a step past the end, and a student with junk in it.
-        student.say({"role": "teacher", "session": "x", "lesson": LESSON, "step": 99,
-                     "steps": 8})
+        taught = to_awareness(TeacherKey.generate().sign(
+            TeacherState(session="s2", lesson=LESSON, step=3, steps=8)))
+        teacher.say(taught)
+        # The teacher's state with another step, its signature kept: a forgery.
+        student.say({**taught, "step": 99, "steps": 128})
         with caplog.at_level(logging.WARNING):
             wait_until(lambda: any(isinstance(s, dict) and s.get("step") == 99
                                    for s in teacher.peers().values()), 30, "the hostile state")

@@ -11,7 +11,9 @@ from workbench.lessons.live_class import (
     MAX_HELP_CODE_CHARS,
     HelpRequest,
     StudentState,
+    TeacherKey,
     TeacherState,
+    TeacherWatch,
     class_view,
     counts_line,
     follow,
@@ -22,7 +24,9 @@ from workbench.lessons.live_class import (
     to_awareness,
 )
 
-TEACHER = TeacherState(session="s-1", lesson="02_transformations.ipynb", step=3, steps=8)
+KEY = TeacherKey.generate()
+TEACHER = KEY.sign(TeacherState(session="s-1", lesson="02_transformations.ipynb", step=3,
+                                steps=8))
 
 
 def test_states_go_through_the_awareness_and_back():
@@ -93,7 +97,8 @@ def test_the_class_view_counts_each_step_and_failures_by_kind():
 
 
 def test_two_teachers_are_followed_by_no_one(caplog):
-    other = to_awareness(TeacherState(session="s-2", lesson=TEACHER.lesson, step=5, steps=8))
+    other = to_awareness(TeacherKey.generate().sign(
+        TeacherState(session="s-2", lesson=TEACHER.lesson, step=5, steps=8)))
     assert the_teacher({1: to_awareness(TEACHER)}) == TEACHER
     with caplog.at_level(logging.WARNING):
         assert the_teacher({1: to_awareness(TEACHER), 2: other}) is None
@@ -103,9 +108,57 @@ def test_two_teachers_are_followed_by_no_one(caplog):
 
 def test_a_teacher_who_joined_again_is_one_teacher_where_it_said_last():
     # Its old state lingers under its old peer id until outdated; states come oldest first.
-    moved = TeacherState(session=TEACHER.session, lesson=TEACHER.lesson, step=5, steps=8)
+    moved = KEY.sign(TeacherState(session=TEACHER.session, lesson=TEACHER.lesson, step=5,
+                                  steps=8))
     states = {1: to_awareness(TEACHER), 9: to_awareness(moved)}
     assert the_teacher(states) == moved
+    assert the_teacher({9: to_awareness(moved), 1: to_awareness(TEACHER)}) == moved
+
+
+def test_a_state_under_the_teachers_key_that_it_did_not_sign_moves_no_one(caplog):
+    # The room lets a peer write under any peer's id: a forged step, a key copied onto
+    # another state, an unsigned state.
+    forged = {**to_awareness(TEACHER), "step": 7}
+    unsigned = to_awareness(TeacherState(session="s-1", lesson=TEACHER.lesson, step=7,
+                                         steps=8))
+    other_key = TeacherKey.generate().sign(TeacherState(session="s-1", lesson=TEACHER.lesson,
+                                                        step=7, steps=8))
+    borrowed = {**to_awareness(other_key), "key": TEACHER.key}
+    for raw in (forged, unsigned, borrowed):
+        with caplog.at_level(logging.WARNING, logger="workbench.lessons.live_class"):
+            assert read_peer(raw, peer=2) is None
+        assert "dropped the state of peer 2" in caplog.text
+        caplog.clear()
+    assert the_teacher({1: forged}) is None
+
+
+def test_a_follower_follows_the_key_it_first_followed_and_never_an_older_state():
+    watch = TeacherWatch()
+    assert watch.teacher({1: to_awareness(TEACHER)}) == TEACHER
+    later = KEY.sign(TeacherState(session="s-1", lesson=TEACHER.lesson, step=5, steps=8))
+    assert watch.teacher({1: to_awareness(later)}) == later
+    # A peer says the teacher's step-3 state again (validly signed, but older): stale.
+    assert watch.teacher({1: to_awareness(TEACHER)}) == later
+    # Another key that says it teaches, alone or beside the teacher, is not followed.
+    intruder = to_awareness(TeacherKey.generate().sign(
+        TeacherState(session="s-9", lesson=TEACHER.lesson, step=8, steps=8)))
+    assert watch.teacher({5: intruder, 1: to_awareness(later)}) == later
+    assert watch.teacher({5: intruder}) is None
+    assert watch.key == KEY.public
+
+
+def test_a_teachers_key_is_kept_privately_and_is_the_same_teacher_again(tmp_path):
+    path = tmp_path / "live" / "teacher-key"
+    first = TeacherKey.stored(path)
+    assert path.stat().st_mode & 0o777 == 0o600
+    again = TeacherKey.stored(path)
+    assert again.public == first.public
+    one = first.sign(TeacherState(session="a", lesson="l.ipynb", step=1, steps=2))
+    two = again.sign(TeacherState(session="b", lesson="l.ipynb", step=2, steps=2))
+    assert two.seq > one.seq  # still rising for a window started again
+    path.write_bytes(b"not a key")
+    assert TeacherKey.stored(path).public != first.public  # unreadable: a new key, kept
+    assert TeacherKey.stored(path).public == TeacherKey.stored(path).public
 
 
 def test_a_name_that_reads_otherwise_is_dropped(caplog):
@@ -128,7 +181,8 @@ def test_a_follower_is_told_when_no_one_teaches_the_lesson():
     assert follow(None, me, "03_vmap.ipynb").notice == "03_vmap.ipynb is not being taught right now"
     assert follow(TEACHER, me, "03_vmap.ipynb").notice == (
         "the teacher is teaching 02_transformations.ipynb, not 03_vmap.ipynb")
-    ended = TeacherState(session="s-1", lesson=TEACHER.lesson, step=3, steps=8, ended=True)
+    ended = KEY.sign(TeacherState(session="s-1", lesson=TEACHER.lesson, step=3, steps=8,
+                                  ended=True))
     move = follow(ended, me, TEACHER.lesson)
     assert move.step is None and move.notice == "the teacher ended the class"
 
@@ -147,7 +201,7 @@ def test_help_is_sent_only_when_asked_and_listed_for_the_teacher():
 
 
 def test_the_teachers_overview_moves_no_one():
-    overview = TeacherState(session="s-1", lesson=TEACHER.lesson, step=0, steps=8)
+    overview = KEY.sign(TeacherState(session="s-1", lesson=TEACHER.lesson, step=0, steps=8))
     assert read_peer(to_awareness(overview)) == overview
     assert follow(overview, StudentState(step=4), TEACHER.lesson).step is None
 

@@ -10,17 +10,35 @@ whether it ran, the error kind when it failed (a key of the error catalog) and, 
 student chose to share it, a name. "Ask for help" adds the step's code and error; the
 room sends it to every window in it (awareness has no private messages), and only the
 teacher's shows it. No Qt and no server here, so all of it is tested without either.
+
+The room lets any peer write a state under any peer's id, so a teacher's state is signed
+(Ed25519, the key kept on the teacher's machine) and numbered: a follower follows the
+key it first followed (``TeacherWatch``), and a state that key did not sign, or one of
+its older states said again, moves nobody.
 """
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import json
 import logging
 import re
+import time
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+
+from workbench.api.writer import atomic_write_bytes
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +53,9 @@ LESSON_SUFFIXES = (".ipynb", ".md", ".myst", ".mystnb", ".py")
 # The error catalog's keys (``tracer-bool``, ``dot-shape``, ...): lower case and dashes.
 KIND = re.compile(r"[a-z][a-z0-9-]{0,39}")
 SESSION = re.compile(r"[A-Za-z0-9_-]{1,64}")
+KEY = re.compile(r"[A-Za-z0-9_-]{43}")  # an Ed25519 public key, base64url without padding
+SIGNATURE = re.compile(r"[A-Za-z0-9_-]{86}")
+MAX_SEQ = 2**53  # what JSON numbers hold exactly
 
 
 @dataclass(frozen=True)
@@ -48,6 +69,65 @@ class TeacherState:
     steps: int
     presenting: bool = False
     ended: bool = False
+    key: str = ""  # the teacher's public key: whose state this is
+    seq: int = 0  # rises with every state the teacher says
+    sig: str = ""  # the key's signature of all the fields above
+
+    def signed_bytes(self) -> bytes:
+        return json.dumps([self.session, self.lesson, self.step, self.steps, self.presenting,
+                           self.ended, self.key, self.seq], separators=(",", ":")).encode()
+
+    def verified(self) -> bool:
+        try:
+            Ed25519PublicKey.from_public_bytes(_unb64(self.key)).verify(
+                _unb64(self.sig), self.signed_bytes())
+        except (InvalidSignature, ValueError):
+            return False
+        return True
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class TeacherKey:
+    """The key a teacher's states are signed with, kept in a private file so that a
+    teacher's window started again is the same teacher to the class."""
+
+    def __init__(self, private: Ed25519PrivateKey) -> None:
+        self._private = private
+        self.public = _b64(private.public_key().public_bytes_raw())
+        self._seq = 0
+
+    @classmethod
+    def generate(cls) -> TeacherKey:
+        return cls(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def stored(cls, path: Path) -> TeacherKey:
+        """The key in ``path`` (made there, readable by its owner only, the first time)."""
+        try:
+            return cls(Ed25519PrivateKey.from_private_bytes(path.read_bytes()))
+        except (OSError, ValueError):
+            key = Ed25519PrivateKey.generate()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            atomic_write_bytes(path, key.private_bytes_raw(), mode=0o600)
+        except OSError as exc:  # this session's key only: a window started again is new
+            log.warning("live class: the teacher's key was not kept: %s", exc)
+        return cls(key)
+
+    def sign(self, state: TeacherState) -> TeacherState:
+        """``state`` as this key's, numbered after every one signed before (milliseconds of
+        the clock: still rising when the window is started again)."""
+        self._seq = max(self._seq + 1, int(time.time() * 1000))
+        unsigned = dataclasses.replace(state, key=self.public, seq=self._seq, sig="")
+        return dataclasses.replace(unsigned,
+                                   sig=_b64(self._private.sign(unsigned.signed_bytes())))
 
 
 @dataclass(frozen=True)
@@ -81,7 +161,7 @@ def to_awareness(state: PeerState) -> dict[str, object]:
     if isinstance(state, TeacherState):
         return {"role": "teacher", "session": state.session, "lesson": state.lesson,
                 "step": state.step, "steps": state.steps, "presenting": state.presenting,
-                "ended": state.ended}
+                "ended": state.ended, "key": state.key, "seq": state.seq, "sig": state.sig}
     out: dict[str, object] = {"role": "student", "step": state.step,
                               "following": state.following, "ran": state.ran,
                               "failed": state.failed}
@@ -180,11 +260,16 @@ def read_peer(raw: object, peer: object = "?") -> PeerState | None:
         role = raw.get("role")
         if role == "teacher":
             steps = _int(raw, "steps", 1, MAX_STEPS)
-            return TeacherState(
+            teacher = TeacherState(
                 session=_text(raw, "session", 64, SESSION) or "",
                 lesson=_text(raw, "lesson", MAX_TEXT_CHARS) or "",
                 step=_int(raw, "step", 0, steps), steps=steps,
-                presenting=_bool(raw, "presenting", False), ended=_bool(raw, "ended", False))
+                presenting=_bool(raw, "presenting", False), ended=_bool(raw, "ended", False),
+                key=_text(raw, "key", 43, KEY) or "", seq=_int(raw, "seq", 0, MAX_SEQ),
+                sig=_text(raw, "sig", 86, SIGNATURE) or "")
+            if not teacher.verified():
+                raise ValueError("a teacher's state its key did not sign")
+            return teacher
         if role == "student":
             failed = _text(raw, "failed", 40, KIND, optional=True)
             ran = _bool(raw, "ran", False)
@@ -201,25 +286,44 @@ def read_peer(raw: object, peer: object = "?") -> PeerState | None:
         return None
 
 
-def the_teacher(states: Mapping[Any, object]) -> TeacherState | None:
-    """The one teacher among the peers' raw states; None when none (or several) teach.
+def the_teacher(states: Mapping[Any, object], key: str | None = None) -> TeacherState | None:
+    """The one teacher among the peers' raw states (the one of ``key``, when given); None
+    when none (or, with no key, several) teach.
 
-    Two peers both claiming to teach (two sessions) is a hostile or confused class: nobody
-    is followed until one of them stops, rather than whichever spoke last. ``states`` come
-    oldest first (``LiveRoom.peers``).
+    Two keys both teaching is a hostile or confused class: nobody is followed until one of
+    them stops, rather than whichever spoke last.
     """
-    by_session: dict[str, TeacherState] = {}
+    by_key: dict[str, TeacherState] = {}
     for peer, raw in states.items():
         # One teacher's window that joined again has a new peer id, and its old state
-        # lingers a while: the same session, and the one said last (states come oldest
-        # first) is where the teacher is.
-        if isinstance(s := read_peer(raw, peer), TeacherState):
-            by_session.pop(s.session, None)
-            by_session[s.session] = s
-    teachers = list(by_session.values())
-    if len(teachers) > 1:
-        log.warning("live class: %d peers claim to teach; following none", len(teachers))
-    return teachers[0] if len(teachers) == 1 else None
+        # lingers a while: the same key, and its newest state is where the teacher is.
+        if isinstance(s := read_peer(raw, peer), TeacherState) and (
+                s.key not in by_key or by_key[s.key].seq < s.seq):
+            by_key[s.key] = s
+    if key is not None:
+        return by_key.get(key)
+    if len(by_key) > 1:
+        log.warning("live class: %d peers claim to teach; following none", len(by_key))
+    return next(iter(by_key.values())) if len(by_key) == 1 else None
+
+
+@dataclass
+class TeacherWatch:
+    """Whom a follower follows: the key of the first teacher it followed, and that key's
+    newest state (one of its older states, said again by any peer, is stale)."""
+
+    key: str | None = None
+    newest: TeacherState | None = None
+
+    def teacher(self, states: Mapping[Any, object]) -> TeacherState | None:
+        found = the_teacher(states, self.key)
+        if found is None:
+            return None
+        if self.newest is not None and found.seq < self.newest.seq:
+            log.warning("live class: dropped an older state of the teacher said again")
+            return self.newest
+        self.key, self.newest = found.key, found
+        return found
 
 
 @dataclass(frozen=True)

@@ -35,11 +35,12 @@ from workbench.lessons.live_class import (
     MAX_HELP_ERROR_CHARS,
     HelpRequest,
     StudentState,
+    TeacherKey,
     TeacherState,
+    TeacherWatch,
     follow,
     make_printable,
     snapshot,
-    the_teacher,
     to_awareness,
 )
 from workbench.ui.lesson.lesson_controller import LessonController
@@ -74,7 +75,7 @@ class LiveLink(QObject):
 
     def __init__(self, role: str, target: ServerTarget, lesson: str, shared: str,
                  lessons: LessonController, *, local: Path, name: str | None = None,
-                 parent: QObject | None = None) -> None:
+                 key: TeacherKey | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.role = role
         self.target = target
@@ -87,6 +88,8 @@ class LiveLink(QObject):
         self.presenting = False
         self.me = StudentState(step=0, name=name or None)
         self.teacher: TeacherState | None = None
+        self.key = key or TeacherKey.generate()  # what a teacher's states are signed with
+        self.watch = TeacherWatch()  # a follower's teacher: the key it first followed
         self.session = uuid.uuid4().hex[:16]
         self._generation = 0  # of the room: a dropped room's last words are ignored
         self._moving = False  # the follower moves with the teacher (not on its own)
@@ -209,7 +212,7 @@ class LiveLink(QObject):
             return
         room = self.room
         if room is not None and self.teaching and room.connected:
-            ended = dataclasses.replace(self._teacher_state(), ended=True)
+            ended = self.key.sign(dataclasses.replace(self._teacher_state(), ended=True))
             self._sender.submit(self._send, room, to_awareness(ended))
         self._finish()
 
@@ -267,9 +270,9 @@ class LiveLink(QObject):
         lesson = self.lessons.lesson
         steps = len(lesson.steps) if lesson is not None else 1
         step = self.lessons.current if step is None else step
-        return TeacherState(session=self.session, lesson=self.lesson,
-                            step=min(step, steps), steps=max(steps, 1),
-                            presenting=self.presenting)
+        return self.key.sign(TeacherState(session=self.session, lesson=self.lesson,
+                                          step=min(step, steps), steps=max(steps, 1),
+                                          presenting=self.presenting))
 
     def _say(self, step: int | None = None) -> None:
         room = self.room
@@ -401,7 +404,7 @@ class LiveLink(QObject):
             if not self._class_timer.isActive():
                 self._class_timer.start()
             return
-        teacher = the_teacher(peers)
+        teacher = self.watch.teacher(peers)
         if teacher is not None and teacher.lesson == self.lesson and teacher.ended:
             self._notice("the teacher ended the class: the lesson stays open, yours to "
                          "explore")

@@ -28,7 +28,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from workbench.lessons.live_class import MAX_NAME_CHARS, make_printable, shared_path
+from workbench.lessons.live_class import (
+    MAX_NAME_CHARS,
+    TeacherKey,
+    make_printable,
+    shared_path,
+)
 from workbench.ui.lesson.live_bar import LiveBar
 from workbench.ui.lesson.live_link import STUDENT, TEACHER, LiveLink
 from workbench.ui.panels.class_view import ClassViewPanel
@@ -76,6 +81,7 @@ class LiveClassView(QObject):
         self.window = window
         self.main = main
         self.cache = cache  # where a follower keeps its copy of the class's lesson
+        self.key_file = cache / "teacher-key"  # what this machine's teaching is signed with
         self.link: LiveLink | None = None
         self.bar = LiveBar()
         layout = window.lesson_panel.layout()
@@ -131,7 +137,8 @@ class LiveClassView(QObject):
         except ValueError as exc:
             return self._refuse(str(exc))
         return self._start(LiveLink(TEACHER, target, opened.path.name, shared, window.lessons,
-                                    local=opened.path, parent=self))
+                                    local=opened.path, key=TeacherKey.stored(self.key_file),
+                                    parent=self))
 
     def follow(self, lesson: str, name: str | None = None,
                target: ServerTarget | None = None) -> bool:
