@@ -122,9 +122,9 @@ class TeacherKey:
         return cls(key)
 
     def sign(self, state: TeacherState) -> TeacherState:
-        """``state`` as this key's, numbered after every one signed before (milliseconds of
+        """``state`` as this key's, numbered after every one signed before (microseconds of
         the clock: still rising when the window is started again)."""
-        self._seq = max(self._seq + 1, int(time.time() * 1000))
+        self._seq = max(self._seq + 1, time.time_ns() // 1000)
         unsigned = dataclasses.replace(state, key=self.public, seq=self._seq, sig="")
         return dataclasses.replace(unsigned,
                                    sig=_b64(self._private.sign(unsigned.signed_bytes())))
