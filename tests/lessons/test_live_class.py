@@ -145,6 +145,12 @@ def test_a_follower_follows_the_key_it_first_followed_and_never_an_older_state()
     assert watch.teacher({5: intruder, 1: to_awareness(later)}) == later
     assert watch.teacher({5: intruder}) is None
     assert watch.key == KEY.public
+    # The teacher's window went without a word: the follower says so, and waits for it.
+    gone = follow(watch.teacher({}), StudentState(step=5), TEACHER.lesson,
+                  gone=watch.newest is not None)
+    assert gone.step is None and gone.notice.startswith("the teacher's window went quiet")
+    assert follow(None, StudentState(step=5), TEACHER.lesson).notice == (
+        f"{TEACHER.lesson} is not being taught right now")
 
 
 def test_a_teachers_key_is_kept_privately_and_is_the_same_teacher_again(tmp_path):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import json
 import logging
 import re
@@ -78,12 +79,17 @@ class TeacherState:
                            self.ended, self.key, self.seq], separators=(",", ":")).encode()
 
     def verified(self) -> bool:
-        try:
-            Ed25519PublicKey.from_public_bytes(_unb64(self.key)).verify(
-                _unb64(self.sig), self.signed_bytes())
-        except (InvalidSignature, ValueError):
-            return False
-        return True
+        return _verified(self.key, self.sig, self.signed_bytes())
+
+
+@functools.lru_cache(maxsize=256)
+def _verified(key: str, sig: str, signed: bytes) -> bool:
+    """Once per state: every peer's message has a window read all the states again."""
+    try:
+        Ed25519PublicKey.from_public_bytes(_unb64(key)).verify(_unb64(sig), signed)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
 
 
 def _b64(data: bytes) -> str:
@@ -375,9 +381,14 @@ class FollowMove:
     notice: str | None = None
 
 
-def follow(teacher: TeacherState | None, me: StudentState, lesson: str) -> FollowMove:
+def follow(teacher: TeacherState | None, me: StudentState, lesson: str,
+           gone: bool = False) -> FollowMove:
     """A follower's move: to the teacher's step while following; a student exploring on
-    their own stays put and is offered the way back."""
+    their own stays put and is offered the way back. ``gone``: the teacher followed until
+    now is no longer in the room (its window went without ending the class)."""
+    if teacher is None and gone:
+        return FollowMove(None, None, "the teacher's window went quiet without ending the "
+                          "class (its connection dropped?): waiting for it to come back")
     if teacher is None:
         return FollowMove(None, None, f"{lesson} is not being taught right now")
     if teacher.lesson != lesson:

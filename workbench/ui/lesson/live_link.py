@@ -411,7 +411,7 @@ class LiveLink(QObject):
             self._finish()
             return
         self.teacher = teacher
-        move = follow(teacher, self.me, self.lesson)
+        move = follow(teacher, self.me, self.lesson, gone=self.watch.newest is not None)
         if move.notice and teacher is None and time.monotonic() < self._answers_by:
             # Just joined: the peers' answers to our hello are on their way.
             QTimer.singleShot(int((self._answers_by - time.monotonic()) * 1000) + 10,
