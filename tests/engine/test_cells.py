@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from workbench.api import messages as p
@@ -167,3 +170,32 @@ def test_a_figure_shows_even_after_another_backend_was_chosen_in_this_process(no
     matplotlib.interactive(False)
     shown = outputs(notebook("import matplotlib.pyplot as plt\nplt.plot([2, 1])\nprint('x')"))
     assert [o.kind for o in shown] == ["stream", "display"]
+
+
+SHELLS_AT_ONCE = """
+import threading
+from workbench.engine.cells import shell_for
+
+barrier, shells = threading.Barrier(4), []
+
+def first_cell():
+    barrier.wait()
+    shells.append(shell_for({}))
+
+threads = [threading.Thread(target=first_cell) for _ in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(len({id(s) for s in shells}), shell_for({}) is shells[0])
+"""
+
+
+def test_engines_that_start_at_once_in_one_process_share_one_shell():
+    """Three windows' in-process engines ran their first cells at once: each made a shell,
+    the last one made stayed the process's, and the first, set up for inline figures, was
+    lost (the next lesson's figures showed as '<Figure size 640x480 ...>')."""
+    run = subprocess.run([sys.executable, "-c", SHELLS_AT_ONCE], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["1", "True"]

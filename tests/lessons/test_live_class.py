@@ -8,6 +8,7 @@ import logging
 import pytest
 
 from workbench.lessons.live_class import (
+    MAX_AGE_S,
     MAX_HELP_CODE_CHARS,
     HelpRequest,
     StudentState,
@@ -132,6 +133,34 @@ def test_a_state_under_the_teachers_key_that_it_did_not_sign_moves_no_one(caplog
     assert the_teacher({1: forged}) is None
 
 
+def test_an_old_class_said_again_moves_no_one_who_joins_later(caplog):
+    # Last week's states are genuine, signed by the teacher's key: said again, they are
+    # too old by the follower's clock; and an end is no end for one who never followed.
+    now = TEACHER.seq / 1e6
+    later = now + MAX_AGE_S + 60
+    with caplog.at_level(logging.WARNING, logger="workbench.lessons.live_class"):
+        assert TeacherWatch().teacher({1: to_awareness(TEACHER)}, now=later) is None
+    assert "a teacher's state from 11 minutes before" in caplog.text
+    assert TeacherWatch().teacher({1: to_awareness(TEACHER)}, now=now + 30) == TEACHER
+    ended = KEY.sign(TeacherState(session="s-1", lesson=TEACHER.lesson, step=3, steps=8,
+                                  ended=True))
+    assert TeacherWatch().teacher({1: to_awareness(ended)}) is None
+    watch = TeacherWatch()
+    assert watch.teacher({1: to_awareness(TEACHER)}) == TEACHER
+    assert watch.teacher({1: to_awareness(ended)}) == ended  # followed, then ended
+
+
+def test_a_room_full_of_forged_teachers_is_read_at_a_bounded_cost(caplog):
+    forged = {i: {**to_awareness(TEACHER), "seq": TEACHER.seq + i, "step": 1 + i % 8}
+              for i in range(1, 2000)}
+    with caplog.at_level(logging.WARNING, logger="workbench.lessons.live_class"):
+        assert the_teacher({**forged, 0: to_awareness(TEACHER)}) is None  # real one hidden
+    assert "did not sign" in caplog.text
+    intruders = {i: to_awareness(TeacherKey.generate().sign(TEACHER)) for i in range(9)}
+    assert the_teacher({**intruders, 0: to_awareness(TEACHER)}) is None
+    assert "keys claim to teach" in caplog.text
+
+
 def test_a_follower_follows_the_key_it_first_followed_and_never_an_older_state():
     watch = TeacherWatch()
     assert watch.teacher({1: to_awareness(TEACHER)}) == TEACHER
@@ -162,9 +191,12 @@ def test_a_teachers_key_is_kept_privately_and_is_the_same_teacher_again(tmp_path
     assert again.public == first.public
     two = again.sign(TeacherState(session="b", lesson="l.ipynb", step=2, steps=2))
     assert two.seq > one.seq  # still rising for a window started again
-    path.write_bytes(b"not a key")
-    assert TeacherKey.stored(path).public != first.public  # unreadable: a new key, kept
-    assert TeacherKey.stored(path).public == TeacherKey.stored(path).public
+    path.write_bytes(b"not a key")  # unreadable: a key for this session, the file kept
+    assert TeacherKey.stored(path).public != first.public
+    assert path.read_bytes() == b"not a key"
+    path.unlink()  # none there: a new key, kept
+    made = TeacherKey.stored(path)
+    assert TeacherKey.stored(path).public == made.public != first.public
 
 
 def test_a_name_that_reads_otherwise_is_dropped(caplog):

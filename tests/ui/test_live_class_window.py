@@ -189,6 +189,18 @@ def test_following_again_opens_the_lesson_as_the_server_has_it_now(
     assert window.lessons.lesson is first  # left the class, the lesson stays open
     changed = (LESSONS_DIR / "01_quick_peek.ipynb").read_bytes()
     server_api.write_file(shared, changed)
+    # Edits of the copy open are not written over: the window says what to do instead.
+    window.lessons.go_to(1)
+    window.editor.setPlainText("mine = 1\n")
+    assert window.lessons.has_unsaved_edits()
+    assert window.live_class.follow("again.ipynb", target=_target(server))
+    qtbot.waitUntil(lambda: any("your edits of it are not saved" in e
+                                for e in window.notice_bar.entries), timeout=30000)
+    assert window.lessons.lesson is first and window.live_class.link is None
+    assert first.path.read_bytes() == (LESSONS_DIR / LESSON).read_bytes()
+    assert window.lessons.codes == {1: "mine = 1\n"}
+    window.lessons.reset_step()  # the edit given up
+    qtbot.waitUntil(lambda: not window.lessons.busy, timeout=30000)
     assert window.live_class.follow("again.ipynb", target=_target(server))
     qtbot.waitUntil(lambda: window.lessons.lesson is not first, timeout=30000)
     assert window.lessons.lesson.content_key == content_key(changed)

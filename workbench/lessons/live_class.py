@@ -57,6 +57,11 @@ SESSION = re.compile(r"[A-Za-z0-9_-]{1,64}")
 KEY = re.compile(r"[A-Za-z0-9_-]{43}")  # an Ed25519 public key, base64url without padding
 SIGNATURE = re.compile(r"[A-Za-z0-9_-]{86}")
 MAX_SEQ = 2**53  # what JSON numbers hold exactly
+# A teacher's state older than this by a follower's clock is not followed: the teacher says
+# it again every 15 s, and clocks of a class's machines differ by less.
+MAX_AGE_S = 600
+MAX_TEACHER_KEYS = 8  # more keys that say they teach: a flood, followed by no one
+VERIFY_PER_KEY = 4  # a key's newest states whose signatures are checked
 
 
 @dataclass(frozen=True)
@@ -118,8 +123,12 @@ class TeacherKey:
         """The key in ``path`` (made there, readable by its owner only, the first time)."""
         try:
             return cls(Ed25519PrivateKey.from_private_bytes(path.read_bytes()))
-        except (OSError, ValueError):
+        except FileNotFoundError:
             key = Ed25519PrivateKey.generate()
+        except (OSError, ValueError) as exc:  # left as it is: it may be readable again
+            log.warning("live class: the teacher's key in %s is unreadable (%s): a key for "
+                        "this session only", path, exc)
+            return cls.generate()
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             atomic_write_bytes(path, key.private_bytes_raw(), mode=0o600)
@@ -252,11 +261,11 @@ def _help(raw: object) -> HelpRequest | None:
     return HelpRequest(step=_int(raw, "step", 1, MAX_STEPS), code=str(code), error=str(error))
 
 
-def read_peer(raw: object, peer: object = "?") -> PeerState | None:
+def read_peer(raw: object, peer: object = "?", verify: bool = True) -> PeerState | None:
     """A peer's awareness state, checked; None (and a log line) for anything else.
 
     An empty state (a peer that has not said anything yet, or has left) is None too,
-    without a log line.
+    without a log line. ``verify=False``: a teacher's signature is left to the caller.
     """
     if raw is None or raw == {}:
         return None
@@ -273,7 +282,7 @@ def read_peer(raw: object, peer: object = "?") -> PeerState | None:
                 presenting=_bool(raw, "presenting", False), ended=_bool(raw, "ended", False),
                 key=_text(raw, "key", 43, KEY) or "", seq=_int(raw, "seq", 0, MAX_SEQ),
                 sig=_text(raw, "sig", 86, SIGNATURE) or "")
-            if not teacher.verified():
+            if verify and not teacher.verified():
                 raise ValueError("a teacher's state its key did not sign")
             return teacher
         if role == "student":
@@ -292,41 +301,67 @@ def read_peer(raw: object, peer: object = "?") -> PeerState | None:
         return None
 
 
-def the_teacher(states: Mapping[Any, object], key: str | None = None) -> TeacherState | None:
+def the_teacher(states: Mapping[Any, object], key: str | None = None,
+                fresh_after: int = 0) -> TeacherState | None:
     """The one teacher among the peers' raw states (the one of ``key``, when given); None
-    when none (or, with no key, several) teach.
+    when none (or, with no key, several) teach. States numbered before ``fresh_after``
+    are not looked at.
 
     Two keys both teaching is a hostile or confused class: nobody is followed until one of
-    them stops, rather than whichever spoke last.
+    them stops, rather than whichever spoke last. Signatures are checked last, newest
+    first and a few a key: a room full of forged states costs a window little.
     """
-    by_key: dict[str, TeacherState] = {}
+    by_key: dict[str, list[tuple[Any, TeacherState]]] = {}
     for peer, raw in states.items():
+        s = read_peer(raw, peer, verify=False)
+        if isinstance(s, TeacherState) and (key is None or s.key == key):
+            if s.seq < fresh_after:
+                log.warning("live class: dropped the state of peer %s: a teacher's state "
+                            "from %.0f minutes before", peer,
+                            (fresh_after - s.seq) / 60e6 + MAX_AGE_S / 60)
+            else:
+                by_key.setdefault(s.key, []).append((peer, s))
+    if len(by_key) > MAX_TEACHER_KEYS:
+        log.warning("live class: %d keys claim to teach; following none", len(by_key))
+        return None
+    found = []
+    for said in by_key.values():
         # One teacher's window that joined again has a new peer id, and its old state
         # lingers a while: the same key, and its newest state is where the teacher is.
-        if isinstance(s := read_peer(raw, peer), TeacherState) and (
-                s.key not in by_key or by_key[s.key].seq < s.seq):
-            by_key[s.key] = s
-    if key is not None:
-        return by_key.get(key)
-    if len(by_key) > 1:
-        log.warning("live class: %d peers claim to teach; following none", len(by_key))
-    return next(iter(by_key.values())) if len(by_key) == 1 else None
+        signed = None
+        for peer, s in sorted(said, key=lambda p: p[1].seq, reverse=True)[:VERIFY_PER_KEY]:
+            if not s.verified():
+                log.warning("live class: dropped the state of peer %s: a teacher's state its "
+                            "key did not sign", peer)
+            elif signed is None:
+                signed = s
+        if signed is not None:
+            found.append(signed)
+    if len(found) > 1:
+        log.warning("live class: %d peers claim to teach; following none", len(found))
+    return found[0] if len(found) == 1 else None
 
 
 @dataclass
 class TeacherWatch:
     """Whom a follower follows: the key of the first teacher it followed, and that key's
-    newest state (one of its older states, said again by any peer, is stale)."""
+    newest state. An older state of that key said again by any peer is stale, and so is
+    one signed over ``MAX_AGE_S`` ago by this machine's clock (a teacher renews its state
+    every 15 s): an old class's states said again move nobody who joins later. A teacher
+    first seen ending its class has not been followed: it has ended nothing here."""
 
     key: str | None = None
     newest: TeacherState | None = None
 
-    def teacher(self, states: Mapping[Any, object]) -> TeacherState | None:
-        found = the_teacher(states, self.key)
-        if found is None:
+    def teacher(self, states: Mapping[Any, object], now: float | None = None
+                ) -> TeacherState | None:
+        now = time.time() if now is None else now
+        found = the_teacher(states, self.key, int((now - MAX_AGE_S) * 1e6))
+        if found is None or (found.ended and self.newest is None):
             return None
         if self.newest is not None and found.seq < self.newest.seq:
-            log.warning("live class: dropped an older state of the teacher said again")
+            log.warning("live class: dropped an older state of the teacher said again "
+                        "(session %s)", found.session)
             return self.newest
         self.key, self.newest = found.key, found
         return found
@@ -347,7 +382,7 @@ class StepRow:
 def students(states: Mapping[Any, object]) -> dict[Any, StudentState]:
     """The peers that are students, by peer, their states checked (see ``read_peer``)."""
     return {peer: s for peer, raw in states.items()
-            if isinstance(s := read_peer(raw, peer), StudentState)}
+            if isinstance(s := read_peer(raw, peer, verify=False), StudentState)}
 
 
 def class_view(states: Mapping[Any, object], steps: int) -> tuple[StepRow, ...]:

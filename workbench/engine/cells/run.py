@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 from typing import Any
 
 from workbench.engine.cells.outputs import CellRun, Collector
@@ -10,6 +11,11 @@ from workbench.engine.cells.shell import inline_figures, namespace_of, patched, 
 from workbench.engine.errors import UserCodeError
 from workbench.engine.printed import PrintedCapture
 from workbench.engine.source import check_syntax, exit_as_script, register_source, syntax_error
+
+# One IPython shell a process: its hooks and namespace are swapped for each cell, so cells
+# of two engines in one process (the in-process engine of several windows, in tests) take
+# turns. In a kernel only its main thread runs cells: the lock is never waited for.
+_SHELL_LOCK = threading.Lock()
 
 
 def run_cell(shell: Any, source: str, filename: str, namespace: dict[str, Any],
@@ -50,7 +56,7 @@ def run_cell(shell: Any, source: str, filename: str, namespace: dict[str, Any],
     def no_traceback(*args: Any, **kwargs: Any) -> None:
         return None  # the error is explained by the catalog, once
 
-    with contextlib.ExitStack() as stack:
+    with _SHELL_LOCK, contextlib.ExitStack() as stack:
         stack.enter_context(namespace_of(shell, namespace))
         exit_as_script(namespace)  # IPython's exit would end the kernel
         stack.enter_context(patched(shell.compile, "get_code_name",

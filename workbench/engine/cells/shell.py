@@ -14,6 +14,7 @@ import functools
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+_SHELL_MADE = threading.Lock()
 FILES_ONLY = ("agg", "cairo", "pdf", "pgf", "ps", "svg", "template")  # matplotlib's, no window
 NO_WINDOWS = ("{request}: the workbench shows a step's figures inline; interactive backends "
               "need a desktop kernel: use %matplotlib inline")
@@ -29,6 +31,11 @@ NO_WINDOWS = ("{request}: the workbench shows a step's figures inline; interacti
 def shell_for(namespace: dict[str, Any] | None) -> Any:
     """The kernel's shell (its ``%matplotlib`` guarded, ``kernel_matplotlib``), else this
     process's ``CellShell`` (made on first use, no history file)."""
+    with _SHELL_MADE:  # two made at once (in-process engines in one process): one lost
+        return _shell_for(namespace)
+
+
+def _shell_for(namespace: dict[str, Any] | None) -> Any:
     from IPython.core.interactiveshell import InteractiveShell
 
     if InteractiveShell.initialized():

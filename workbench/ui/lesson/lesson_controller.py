@@ -467,8 +467,7 @@ class LessonController(QObject):
         if self._pending is not None or self.chain.running:
             self._waiting = step.number
             self._outputs.pop(step.number, None)
-            busy = self.chain.running or self._pending
-            waiting = f"waiting for step {busy} to finish"
+            waiting = f"waiting for step {self.chain.running or self._pending} to finish"
             self.tracer.pause_live(waiting)  # the code placed is not run live meanwhile
             self.panel.outputs.show_running(waiting)
             return
@@ -517,13 +516,14 @@ class LessonController(QObject):
             DOCKS.get(directive.verb, CONSOLE) if directive is not None else CONSOLE))
 
     def _send(self, token: object, number: int, first: bool, dock: str) -> None:
-        if token is not self._unsent:  # a lesson opened or closed since
+        if token is not self._unsent or self._pending != number:  # a lesson since, or refused
             return
         self._unsent = None
         if self.editor_step != number:  # left before it ran: the step shown now runs instead
             self._pending = None
             if first:
                 self._ran.discard(number)
+                self._refresh()
             self._start_waiting()
             return
         self.host.show_panel(dock)  # no panel of an earlier step stays in front

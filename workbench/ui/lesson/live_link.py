@@ -82,7 +82,7 @@ class LiveLink(QObject):
         self.lesson = lesson  # its name, as the class knows it
         self.shared = shared  # its path on the server
         self.local = local  # the teacher's file; a follower's copy of the server's
-        self._fetched = ""  # a follower's: the content key of the bytes fetched
+        self._fetched: bytes | None = None  # a follower's: the lesson as the server has it
         self.lessons = lessons
         self.room: LiveRoom | None = None
         self.presenting = False
@@ -143,11 +143,8 @@ class LiveLink(QObject):
                 server = JupyterServer(self.target)
                 if self.teaching:
                     server.write_file(self.shared, self.local.read_bytes())
-                else:
-                    data = server.read_file(self.shared)
-                    self.local.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-                    atomic_write_bytes(self.local, data)
-                    self._fetched = content_key(data)
+                else:  # written where the window reads it (the copy may be open there)
+                    self._fetched = server.read_file(self.shared)
             room = LiveRoom(self.target.url, self.target.token, self.shared,
                             on_peers=lambda peers: self._emit_peers(generation, peers))
             result: object = room.open()
@@ -181,11 +178,13 @@ class LiveLink(QObject):
         self.room, self._tries = result, 0
         self._answers_by = time.monotonic() + ANSWER_WAIT_S
         if first:
-            # Open already, from these very bytes (a follower following again may have an
-            # older copy open: the teacher's lesson changed meanwhile).
             lesson = self.lessons.lesson
-            opened = lesson is not None and lesson.path == self.local and (
-                self.teaching or lesson.content_key == self._fetched)
+            opened = lesson is not None and lesson.path == self.local
+            if not self.teaching and (problem := self._keep_fetched(opened)):
+                self.leave()
+                self.sig_failed.emit(problem)
+                return
+            opened = opened and (self.teaching or lesson is self.lessons.lesson)
             if not opened and not self.lessons.open(self.local):
                 self.leave()
                 self.sig_failed.emit(f"{self.lesson} was not opened: the lesson open before "
@@ -205,6 +204,26 @@ class LiveLink(QObject):
             self.sig_joined.emit(str(self.local))
         self._say()
         self._on_peers(generation, self.room.peers())
+
+    def _keep_fetched(self, opened: bool) -> str:
+        """A follower's copy of the lesson as fetched, unless the copy open is those very
+        bytes; what went wrong ("" when nothing did). Following again, the copy open may be
+        older (the teacher's lesson changed): edits of it are not written over."""
+        data, lesson = self._fetched or b"", self.lessons.lesson
+        if opened and lesson is not None and lesson.content_key == content_key(data):
+            return ""
+        if opened and self.lessons.has_unsaved_edits():
+            return (f"the teacher's {self.lesson} changed since your copy was opened, and "
+                    "your edits of it are not saved: Lesson › Save Lesson As… keeps them "
+                    "elsewhere; then follow again")
+        try:
+            self.local.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            atomic_write_bytes(self.local, data)
+        except OSError as exc:
+            return f"could not keep the lesson at {self.local}: {exc}"
+        if opened:
+            self.lessons.close()  # the new bytes are read afresh below
+        return ""
 
     def leave(self) -> None:
         """Leave the class; a teacher's leaving ends it for every follower (one notice)."""
@@ -261,6 +280,8 @@ class LiveLink(QObject):
         room = self.room
         if room is None or self._over:
             return
+        if self.teaching:  # signed anew: a state of long ago said again is told apart
+            self._say()
         self._last_sent = self._sender.submit(self._quietly, room.renew)
         self._on_peers(self._generation, room.peers())
 
